@@ -1,0 +1,41 @@
+# Two commands do all set-up: `make run` serves the lab, `make test` runs every check.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: run test lint install browser bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+$(CHROMIUM):
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+browser: $(CHROMIUM)
+
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/daphne -b 127.0.0.1 -p 8000 lab.asgi:application
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: install browser lint
+	$(BIN)/python -m pytest
+
+bench: install
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,49 @@
+"""Stored runs and their append-only events."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        ENDED = "ended"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    scenario_id = models.CharField(max_length=64)
+    scenario_version = models.PositiveIntegerField()
+    contract_hash = models.CharField(max_length=64)
+    mode = models.CharField(max_length=16)
+    channel = models.CharField(max_length=16)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.scenario_id} ({self.mode}, {self.channel})"
+
+
+class StoredEvent(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    event_id = models.CharField(max_length=16)
+    type = models.CharField(max_length=48)
+    at = models.DateTimeField()
+    payload = models.JSONField()
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "seq"], name="event_seq_unique_per_run"),
+            models.UniqueConstraint(fields=["run", "event_id"], name="event_id_unique_per_run"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} {self.type}"

@@ -1,0 +1,344 @@
+"""Every event type a run can record, as pydantic models: the one place they are defined.
+
+Pure: no Django, no I/O. The gate, the evaluator, the panel and the report all read these.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Args = dict[str, str | int]
+
+
+class Mode(StrEnum):
+    GUARDED = "guarded"
+    UNGUARDED = "unguarded"
+
+
+class Channel(StrEnum):
+    TYPED = "typed"
+    VOICE = "voice"
+
+
+class Action(StrEnum):
+    BOOK = "book"
+    REFUND = "refund"
+
+
+class Operation(StrEnum):
+    LOOKUP = "lookup"
+    PROPOSE = "propose"
+    COMMIT = "commit"
+
+
+class Outcome(StrEnum):
+    ALLOW = "allow"
+    BLOCK = "block"
+    REPLAY = "replay"
+
+
+class UnderstandingKind(StrEnum):
+    REQUEST = "request"
+    CORRECTION = "correction"
+    CONFIRM = "confirm"
+    POSITIVE = "positive"
+    DECLINE = "decline"
+    UNSUPPORTED = "unsupported"
+    UNCLEAR = "unclear"
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RunStarted(_Payload):
+    type: Literal["run.started"] = "run.started"
+    run_id: str
+    scenario_id: str
+    scenario_version: int
+    contract_hash: str
+    mode: Mode
+    channel: Channel
+    evaluator_version: str
+    gate_version: str
+    agent_version: str
+
+
+class CallerUtterance(_Payload):
+    """A final caller transcript: typed, played by the scripted caller, or recognized from audio."""
+
+    type: Literal["caller.utterance"] = "caller.utterance"
+    text: str
+    source: Literal["typed", "script", "asr"]
+
+
+class CallerUnderstood(_Payload):
+    """What the agent's language understanding made of one caller utterance."""
+
+    type: Literal["caller.understood"] = "caller.understood"
+    utterance_event_id: str
+    kind: UnderstandingKind
+    action: Action | None = None
+    args: Args = Field(default_factory=dict)
+    heard: dict[str, str] = Field(default_factory=dict)
+
+
+class IntentRevised(_Payload):
+    """A new revision of the caller's request; every earlier revision loses authority."""
+
+    type: Literal["intent.revised"] = "intent.revised"
+    revision: int
+    action: Action
+    args: Args
+    heard: dict[str, str] = Field(default_factory=dict)
+    supersedes: int | None = None
+    understood_event_id: str
+
+
+class AgentUtterance(_Payload):
+    type: Literal["agent.utterance"] = "agent.utterance"
+    text: str
+    purpose: Literal[
+        "greeting", "readback", "acknowledge", "clarify", "lookup", "failure", "receipt", "refuse"
+    ]
+    duration_ms: int
+    proposal_id: str | None = None
+
+
+class AgentInterrupted(_Payload):
+    """The caller cut into agent speech; what they heard ends at heard_ms."""
+
+    type: Literal["agent.interrupted"] = "agent.interrupted"
+    utterance_event_id: str
+    cause_event_id: str
+    heard_ms: int
+    heard_text: str
+
+
+class GateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    operation: Operation
+    action: Action
+    revision: int
+    args: Args = Field(default_factory=dict)
+    proposal_id: str | None = None
+    confirmation_event_id: str | None = None
+    lookup_event_id: str | None = None
+
+
+class GateDecision(_Payload):
+    type: Literal["gate.decision"] = "gate.decision"
+    request: GateRequest
+    outcome: Outcome
+    reason_kind: str
+    reason: str
+    rests_on: list[str]
+    idempotency_key: str | None = None
+
+
+class ProposalMade(_Payload):
+    type: Literal["proposal.made"] = "proposal.made"
+    proposal_id: str
+    revision: int
+    action: Action
+    args: Args
+    args_hash: str
+    grounded_on: str | None = None
+
+
+class ProposalExpired(_Payload):
+    type: Literal["proposal.expired"] = "proposal.expired"
+    proposal_id: str
+    reason_kind: Literal["superseded", "interrupted"]
+    cause_event_id: str
+
+
+class LookupStarted(_Payload):
+    type: Literal["tool.lookup.started"] = "tool.lookup.started"
+    attempt_id: str
+    attempt: int
+    revision: int
+    action: Action
+    query: Args
+    authorized_by: str | None = None
+
+
+class LookupSucceeded(_Payload):
+    type: Literal["tool.lookup.succeeded"] = "tool.lookup.succeeded"
+    attempt_id: str
+    options: list[Args]
+
+
+class LookupFailed(_Payload):
+    type: Literal["tool.lookup.failed"] = "tool.lookup.failed"
+    attempt_id: str
+    failure_kind: Literal["timeout", "error"]
+    reason: str
+
+
+class LateResultRejected(_Payload):
+    """A result that arrived after its attempt had already timed out."""
+
+    type: Literal["tool.late_result.rejected"] = "tool.late_result.rejected"
+    attempt_id: str
+    reason: str
+
+
+class Receipt(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    receipt_id: str
+    execution_id: str
+    idempotency_key: str
+    adapter: str
+    action: Action
+    args: Args
+
+
+class CommitStarted(_Payload):
+    type: Literal["tool.commit.started"] = "tool.commit.started"
+    attempt_id: str
+    idempotency_key: str
+    action: Action
+    args: Args
+    args_hash: str
+    revision: int
+    proposal_id: str | None
+    authorized_by: str | None
+
+
+class CommitSucceeded(_Payload):
+    """A receipt; replayed=True when an earlier execution's receipt was returned instead."""
+
+    type: Literal["tool.commit.succeeded"] = "tool.commit.succeeded"
+    attempt_id: str
+    receipt: Receipt
+    replayed: bool
+
+
+class CommitFailed(_Payload):
+    type: Literal["tool.commit.failed"] = "tool.commit.failed"
+    attempt_id: str
+    failure_kind: Literal["timeout", "error", "conflict", "not_found"]
+    reason: str
+
+
+class InputRejected(_Payload):
+    """Input the lab refused, kept so that nothing the caller sent is silently lost."""
+
+    type: Literal["input.rejected"] = "input.rejected"
+    reason_kind: str
+    reason: str
+
+
+class SpeechStarted(_Payload):
+    type: Literal["vad.speech_started"] = "vad.speech_started"
+    stream_ms: int
+
+
+class SpeechEnded(_Payload):
+    type: Literal["vad.speech_ended"] = "vad.speech_ended"
+    stream_ms: int
+    segment_ms: int
+
+
+class Transcribed(_Payload):
+    type: Literal["asr.transcribed"] = "asr.transcribed"
+    text: str
+    segment_ms: int
+    latency_ms: int
+    model: str
+
+
+class AgentAudioStarted(_Payload):
+    """The first audio frame of an agent utterance left the server."""
+
+    type: Literal["agent.audio_started"] = "agent.audio_started"
+    utterance_event_id: str
+    synth_ms: int
+
+
+class AgentAudioPlayed(_Payload):
+    """What the browser reports it actually played of one agent utterance."""
+
+    type: Literal["agent.audio_played"] = "agent.audio_played"
+    utterance_event_id: str
+    played_ms: int
+    total_ms: int
+
+
+class TurnLatency(_Payload):
+    """The latency chain of one voice turn, each step in milliseconds."""
+
+    type: Literal["turn.latency"] = "turn.latency"
+    caller_event_id: str
+    endpointing_ms: int
+    recognition_ms: int
+    agent_ms: int
+    synthesis_ms: int
+    total_ms: int
+
+
+class RunEnded(_Payload):
+    type: Literal["run.ended"] = "run.ended"
+    reason_kind: Literal["completed", "abandoned", "caller_left", "error"]
+    reason: str
+
+
+EventPayload = Annotated[
+    RunStarted
+    | CallerUtterance
+    | CallerUnderstood
+    | IntentRevised
+    | AgentUtterance
+    | AgentInterrupted
+    | GateDecision
+    | ProposalMade
+    | ProposalExpired
+    | LookupStarted
+    | LookupSucceeded
+    | LookupFailed
+    | LateResultRejected
+    | CommitStarted
+    | CommitSucceeded
+    | CommitFailed
+    | InputRejected
+    | SpeechStarted
+    | SpeechEnded
+    | Transcribed
+    | AgentAudioStarted
+    | AgentAudioPlayed
+    | TurnLatency
+    | RunEnded,
+    Field(discriminator="type"),
+]
+
+
+class Event(BaseModel):
+    """One entry of a run's log. prev_hash/hash chain the log (RFC 8785 canonical JSON)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    seq: int = Field(ge=1)
+    at: datetime
+    payload: EventPayload
+    prev_hash: str
+    hash: str
+
+    @property
+    def type(self) -> str:
+        return self.payload.type
+
+
+EVENT_LIST = TypeAdapter(list[Event])
+PAYLOAD = TypeAdapter(EventPayload)
+
+
+def event_id_for(seq: int) -> str:
+    return f"ev-{seq:05d}"

@@ -1,0 +1,1 @@
+"""Scenario contracts: versioned data in the repository's scenarios/ folder."""

@@ -1,0 +1,79 @@
+"""The scenario contract schema and its identity (SHA-256 of RFC 8785 canonical JSON).
+
+Pure: no Django, no I/O.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lab.events.chain import digest
+
+
+class AssertionKind(StrEnum):
+    SUPERSEDED_PROPOSAL_EXPIRED = "superseded_proposal_expired"
+    COMMIT_USES_LATEST_REVISION = "commit_uses_latest_revision"
+    COMMIT_CONFIRMED_EXPLICITLY = "commit_confirmed_explicitly"
+    AWAITS_CONFIRMATION = "awaits_confirmation"
+    POSITIVE_TALK_NOT_CONFIRMATION = "positive_talk_not_confirmation"
+    LOOKUP_FAILURE_RECORDED = "lookup_failure_recorded"
+    READ_RETRIED_AT_MOST_ONCE = "read_retried_at_most_once"
+    NO_INVENTED_RESULT = "no_invented_result"
+    INTERRUPTION_EXPIRES_PROPOSAL = "interruption_expires_proposal"
+    SINGLE_EXECUTION = "single_execution"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CallerLine(_Strict):
+    """One scripted caller line and when it is spoken.
+
+    after: start = once the greeting is over; agent_idle = once the agent has answered
+    the previous line; proposal = once a new proposal has been read back in full.
+    into_readback_ms: instead, speak this long after the next readback starts (barge-in).
+    """
+
+    say: str = Field(min_length=1, max_length=300)
+    after: Literal["start", "agent_idle", "proposal"] = "agent_idle"
+    into_readback_ms: int | None = Field(default=None, ge=0)
+    pause_ms: int = Field(default=500, ge=0, le=10000)
+
+
+class Fault(_Strict):
+    """A fault the tool sandbox injects: the given attempt of an operation fails."""
+
+    operation: Literal["lookup", "commit"]
+    attempt: int = Field(ge=1)
+    kind: Literal["timeout", "error"]
+    late_result_after_ms: int | None = Field(default=None, ge=0)
+
+
+class Assertion(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]{1,63}$")
+    kind: AssertionKind
+    description: str = Field(min_length=1)
+
+
+class Contract(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]{1,63}$")
+    version: int = Field(ge=1)
+    title: str
+    summary: str
+    instructions: list[str] = Field(min_length=1)
+    tool: Literal["calendar", "ledger"]
+    caller: list[CallerLine] = Field(min_length=1)
+    faults: list[Fault] = Field(default_factory=list)
+    assertions: list[Assertion] = Field(min_length=1)
+
+    @property
+    def contract_hash(self) -> str:
+        return contract_hash(self)
+
+
+def contract_hash(contract: Contract) -> str:
+    return digest(contract.model_dump(mode="json"))

@@ -1,0 +1,125 @@
+"""Lab settings, read once from the environment; bad values fail loudly at start-up."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    lowered = raw.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError(f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {raw!r}")
+
+
+def env_float(name: str, default: float, *, minimum: float, maximum: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{name} must lie in [{minimum}, {maximum}], got {value}")
+    return value
+
+
+def env_int(name: str, default: int, *, minimum: int, maximum: int) -> int:
+    return int(env_float(name, default, minimum=minimum, maximum=maximum))
+
+
+DEBUG = env_bool("LAB_DEBUG", True)
+SECRET_KEY = env_str("LAB_SECRET_KEY", "voice-reliability-lab-local-only-key")
+ALLOWED_HOSTS = env_str("LAB_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+
+# Where the lab keeps what must outlive a process but not live in the repository
+# (the report-signing key, by default).
+LAB_STATE_DIR = Path(env_str("LAB_STATE_DIR", str(Path.home() / ".voice-reliability-lab")))
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.contenttypes",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "template_partials",
+    "lab.events",
+    "lab.tools",
+    "lab.web",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "lab.urls"
+ASGI_APPLICATION = "lab.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+    }
+]
+
+DATABASES = {
+    "default": dj_database_url.config(
+        env="DATABASE_URL",
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=0,
+    )
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Many short writes from several tasks: wait for the lock instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+_redis_url = os.environ.get("REDIS_URL")
+CHANNEL_LAYERS = {
+    "default": (
+        {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [_redis_url]},
+        }
+        if _redis_url
+        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    )
+}
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+USE_TZ = True
+TIME_ZONE = "UTC"
+
+# Typed channel: how long the agent's speech lasts (words per minute) and a scale
+# applied to every conversational delay; tests shrink the scale, never the logic.
+LAB_SPEECH_WPM = env_float("LAB_SPEECH_WPM", 170.0, minimum=60.0, maximum=100000.0)
+LAB_TIME_SCALE = env_float("LAB_TIME_SCALE", 1.0, minimum=0.001, maximum=10.0)
+LAB_TOOL_TIMEOUT_MS = env_int("LAB_TOOL_TIMEOUT_MS", 1500, minimum=10, maximum=60000)
+
+# WebSocket limits: a text message larger than this is refused with a clear error.
+LAB_MAX_TEXT_MESSAGE_BYTES = env_int("LAB_MAX_TEXT_MESSAGE_BYTES", 4096, minimum=256, maximum=1 << 20)
+LAB_MAX_CALLER_TEXT_CHARS = env_int("LAB_MAX_CALLER_TEXT_CHARS", 300, minimum=20, maximum=4000)
