@@ -1,0 +1,1 @@
+"""The scripted agent: language understanding and dialogue policy."""
