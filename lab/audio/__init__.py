@@ -1,0 +1,1 @@
+"""Caller audio: PCM frames and voice-activity endpointing."""

@@ -1,0 +1,168 @@
+"""Endpointing: webrtcvad's per-frame verdicts folded into speech start and end events.
+
+Pure: time is the frame index times 20 ms, never a clock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+
+import webrtcvad
+
+from lab.audio.frames import BYTES_PER_MS, FRAME_MS, SAMPLE_RATE, AudioFrame
+
+
+class VadState(Enum):
+    QUIET = "quiet"
+    STARTING = "starting"
+    SPEAKING = "speaking"
+    STOPPING = "stopping"
+
+
+@dataclass(frozen=True, slots=True)
+class VadConfig:
+    """Durations in milliseconds; each is rounded up to whole 20 ms frames."""
+
+    aggressiveness: int = 2
+    start_ms: int = 60
+    end_silence_ms: int = 500
+    pre_roll_ms: int = 200
+    max_segment_ms: int = 15_000
+
+    def __post_init__(self) -> None:
+        if self.aggressiveness not in range(4):
+            raise ValueError(f"aggressiveness must be 0-3, got {self.aggressiveness}")
+        for name in ("start_ms", "end_silence_ms", "max_segment_ms"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.pre_roll_ms < 0:
+            raise ValueError(f"pre_roll_ms must not be negative, got {self.pre_roll_ms}")
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechStart:
+    """Speech began at `stream_ms` (the first voiced frame), decided `start_ms` later."""
+
+    stream_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechEnd:
+    """Speech ended at `stream_ms` (after the last voiced frame); `pcm` includes pre-roll."""
+
+    stream_ms: int
+    segment_ms: int
+    pcm: bytes
+
+
+VadEvent = SpeechStart | SpeechEnd
+
+
+# webrtcvad calls up to six frames at the start of every stream speech, whatever they
+# hold (measured on noise from -70 to -30 dBFS), while its noise model adapts; so its
+# verdicts count only after these, or every connection would open with a false start.
+_WARMUP_FRAMES = 8
+
+
+def _frames(ms: int) -> int:
+    return math.ceil(ms / FRAME_MS)
+
+
+class Endpointer:
+    """Turns a stream of frames into SpeechStart/SpeechEnd events, one stream per instance."""
+
+    def __init__(self, config: VadConfig | None = None) -> None:
+        self.config = config or VadConfig()
+        self._vad = webrtcvad.Vad(self.config.aggressiveness)
+        self._start_frames = _frames(self.config.start_ms)
+        self._end_frames = _frames(self.config.end_silence_ms)
+        self._max_frames = _frames(self.config.max_segment_ms)
+        # Holds the pre-roll plus the voiced run being judged, so a declared start
+        # keeps the first syllable and the moments before it.
+        self._recent: deque[bytes] = deque(
+            maxlen=_frames(self.config.pre_roll_ms) + self._start_frames
+        )
+        self._segment: list[bytes] = []
+        self.state = VadState.QUIET
+        self._run = 0
+        self._run_start_index = 0
+        self._segment_frames = 0
+        self._last_voiced_index = 0
+        self._classified = 0
+
+    @property
+    def in_trailing_silence(self) -> bool:
+        """True while speech may have ended: a caller may start recognition early."""
+        return self.state is VadState.STOPPING
+
+    @property
+    def segment_pcm(self) -> bytes:
+        """The current segment's audio so far (pre-roll included); empty outside one."""
+        return b"".join(self._segment)
+
+    def push(self, frame: AudioFrame) -> list[VadEvent]:
+        """Classify one frame with webrtcvad and advance the state machine."""
+        voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
+        self._classified += 1
+        return self.push_voiced(frame, voiced and self._classified > _WARMUP_FRAMES)
+
+    def push_voiced(self, frame: AudioFrame, voiced: bool) -> list[VadEvent]:
+        """Advance the state machine with an already-made voiced/unvoiced verdict."""
+        match self.state, bool(voiced):
+            case VadState.QUIET, False:
+                self._recent.append(frame.pcm)
+            case VadState.QUIET, True:
+                self._recent.append(frame.pcm)
+                self._run, self._run_start_index = 1, frame.index
+                self.state = VadState.STARTING
+                return self._start_if_sustained()
+            case VadState.STARTING, True:
+                self._recent.append(frame.pcm)
+                self._run += 1
+                return self._start_if_sustained()
+            case VadState.STARTING, False:
+                # A blip shorter than start_ms: noise, not speech.
+                self._recent.append(frame.pcm)
+                self.state = VadState.QUIET
+            case VadState.SPEAKING | VadState.STOPPING, True:
+                self._segment.append(frame.pcm)
+                self._segment_frames += 1
+                self._last_voiced_index = frame.index
+                self.state = VadState.SPEAKING
+                self._run = 0
+                return self._end_if_too_long(frame)
+            case VadState.SPEAKING | VadState.STOPPING, False:
+                self._segment.append(frame.pcm)
+                self._segment_frames += 1
+                self.state = VadState.STOPPING
+                self._run += 1
+                if self._run >= self._end_frames:
+                    return [self._end((self._last_voiced_index + 1) * FRAME_MS)]
+                return self._end_if_too_long(frame)
+        return []
+
+    def _start_if_sustained(self) -> list[VadEvent]:
+        if self._run < self._start_frames:
+            return []
+        self._segment = list(self._recent)
+        self._recent.clear()
+        self.state = VadState.SPEAKING
+        self._segment_frames = self._run
+        self._last_voiced_index = self._run_start_index + self._run - 1
+        self._run = 0
+        return [SpeechStart(stream_ms=self._run_start_index * FRAME_MS)]
+
+    def _end_if_too_long(self, frame: AudioFrame) -> list[VadEvent]:
+        if self._segment_frames < self._max_frames:
+            return []
+        return [self._end((frame.index + 1) * FRAME_MS)]
+
+    def _end(self, stream_ms: int) -> SpeechEnd:
+        pcm = self.segment_pcm
+        self._segment = []
+        self.state = VadState.QUIET
+        self._run = 0
+        return SpeechEnd(stream_ms=stream_ms, segment_ms=len(pcm) // BYTES_PER_MS, pcm=pcm)

@@ -1,0 +1,1 @@
+"""Speech models: recognition (faster-whisper) and synthesis (piper)."""

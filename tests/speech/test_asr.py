@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from lab.speech import asr
+from lab.speech.tts import synthesize
+
+
+def test_the_bundled_model_is_named_and_its_files_digested() -> None:
+    assert asr.model_name() == "tiny.en"
+    assert len(asr.model_files_digest()) == 64
+    assert asr.model_files_digest() == asr.model_files_digest.__wrapped__()
+
+
+@pytest.mark.models
+def test_silence_transcribes_to_nothing_despite_the_vocabulary_prompt() -> None:
+    transcript = asr.transcribe(b"\0" * 32_000)
+
+    assert transcript.text == ""
+    assert transcript.audio_ms == 1_000
+
+
+@pytest.mark.models
+def test_background_noise_transcribes_to_nothing() -> None:
+    rng = np.random.default_rng(3)
+    noise = (rng.standard_normal(32_000) * 328).astype("<i2").tobytes()
+
+    assert asr.transcribe(noise).text == ""
+
+
+@pytest.mark.models
+def test_the_model_is_loaded_once_per_process() -> None:
+    assert asr.load_model() is asr.load_model()
+
+
+@pytest.mark.models
+def test_two_threads_can_share_the_one_model_at_once() -> None:
+    clips = [synthesize("Yes, confirm."), synthesize("Actually, make that Thursday afternoon.")]
+    alone = [asr.transcribe(clip).text for clip in clips]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        together = [t.text for t in pool.map(asr.transcribe, clips)]
+
+    assert together == alone
