@@ -209,6 +209,7 @@ class CommitStarted(_Payload):
     args_hash: str
     revision: int
     proposal_id: str | None
+    confirmation_event_id: str | None
     authorized_by: str | None
 
 

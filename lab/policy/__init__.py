@@ -1,0 +1,1 @@
+"""The deterministic policy gate: decides every tool request from the event log alone."""

@@ -1,0 +1,573 @@
+"""The deterministic policy gate: a fold over a run's events that allows, blocks or replays.
+
+Pure: no Django, no I/O, no clock, no randomness; the same events and request decide the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from lab.events.chain import digest
+from lab.events.types import (
+    Action,
+    AgentInterrupted,
+    AgentUtterance,
+    Args,
+    CallerUnderstood,
+    CommitFailed,
+    CommitStarted,
+    CommitSucceeded,
+    Event,
+    EventPayload,
+    GateDecision,
+    GateRequest,
+    IntentRevised,
+    LateResultRejected,
+    LookupFailed,
+    LookupStarted,
+    LookupSucceeded,
+    Operation,
+    Outcome,
+    ProposalExpired,
+    ProposalMade,
+    Receipt,
+    RunStarted,
+    UnderstandingKind,
+)
+
+GATE_VERSION = "gate-1"
+
+ReasonKind = Literal[
+    "no_intent",
+    "stale_revision",
+    "read",
+    "retry",
+    "lookup_in_flight",
+    "lookup_already_answered",
+    "retry_limit",
+    "ungrounded",
+    "grounded",
+    "no_proposal",
+    "args_changed",
+    "already_executed",
+    "in_flight",
+    "uncertain_outcome",
+    "commit_failed",
+    "proposal_expired",
+    "no_confirmation",
+    "not_explicit",
+    "confirmation_before_proposal",
+    "confirmation_reused",
+    "confirmed",
+]
+
+
+def idempotency_key(*, run_id: str, proposal_id: str, args_hash: str) -> str:
+    """SHA-256 hex naming one execution: the same run, proposal and arguments give the same key."""
+    return digest({"run_id": run_id, "proposal_id": proposal_id, "args_hash": args_hash})
+
+
+class AttemptState(StrEnum):
+    IN_FLIGHT = "in_flight"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+@dataclass(slots=True)
+class _Proposal:
+    made: ProposalMade
+    event_id: str
+    seq: int
+    key: str
+    # Checked once at fold time so decide() can compare Args by equality instead of hashing.
+    hash_matches_args: bool
+    expired_by: str | None = None
+
+
+@dataclass(slots=True)
+class _Lookup:
+    revision: int
+    action: Action
+    started_id: str
+    state: AttemptState = AttemptState.IN_FLIGHT
+    latest_id: str = ""
+    options: list[Args] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Commit:
+    args_hash: str
+    confirmation_event_id: str | None
+    latest_id: str
+    state: AttemptState = AttemptState.IN_FLIGHT
+    failure_kind: str | None = None
+    receipt: Receipt | None = None
+
+
+class GateState:
+    """Mutable fold over a run's events; decide() never mutates."""
+
+    def __init__(self) -> None:
+        self.run_id = ""
+        self._revision: int | None = None
+        self._intent_ids: dict[int, str] = {}
+        self._proposals: dict[str, _Proposal] = {}
+        # Insertion-ordered, and small: a new revision expires every older entry.
+        self._pending: dict[str, _Proposal] = {}
+        self._readbacks: dict[str, str] = {}
+        self._understood: dict[str, tuple[UnderstandingKind, int]] = {}
+        self._lookups: dict[str, _Lookup] = {}
+        self._lookups_by_revision: dict[int, list[_Lookup]] = {}
+        # Only answers that still count: a later failure of their attempt removes them.
+        self._lookup_results: dict[str, _Lookup] = {}
+        self._commits: dict[str, _Commit] = {}
+        self._commit_attempts: dict[str, str] = {}
+        self._confirmations_used: dict[str, tuple[str, str]] = {}
+
+    @classmethod
+    def from_events(cls, events: Iterable[Event]) -> GateState:
+        state = cls()
+        for event in events:
+            state.apply(event)
+        return state
+
+    @property
+    def current_revision(self) -> int | None:
+        return self._revision
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state; events the gate does not use are ignored."""
+        match event.payload:
+            case RunStarted(run_id=run_id):
+                self.run_id = run_id
+            case IntentRevised(revision=revision):
+                self._revision = revision
+                self._intent_ids[revision] = event.id
+            case CallerUnderstood(kind=kind):
+                self._understood[event.id] = (kind, event.seq)
+            case AgentUtterance(purpose="readback", proposal_id=str() as proposal_id):
+                self._readbacks[event.id] = proposal_id
+            case ProposalMade() as made:
+                self._fold_proposal(event, made)
+            case ProposalExpired(proposal_id=proposal_id):
+                proposal = self._proposals.get(proposal_id)
+                if proposal is not None and proposal.expired_by is None:
+                    proposal.expired_by = event.id
+                    self._pending.pop(proposal_id, None)
+            case LookupStarted() as started:
+                self._fold_lookup_started(event, started)
+            case LookupSucceeded(attempt_id=attempt_id, options=options):
+                attempt = self._lookups.get(attempt_id)
+                # Only an attempt still in flight can succeed: a timed-out one stays failed.
+                if attempt is not None and attempt.state is AttemptState.IN_FLIGHT:
+                    attempt.state = AttemptState.SUCCEEDED
+                    attempt.latest_id = event.id
+                    attempt.options = options
+                    self._lookup_results[event.id] = attempt
+            case LookupFailed(attempt_id=attempt_id) | LateResultRejected(attempt_id=attempt_id):
+                self._fold_lookup_failed(event, attempt_id)
+            case GateDecision() as decision:
+                self._fold_decision(event, decision)
+            case CommitStarted() as started:
+                self._fold_commit_started(event, started)
+            case CommitSucceeded(attempt_id=attempt_id, receipt=receipt):
+                record = self._commit_record(attempt_id)
+                # A replayed receipt after an uncertain timeout reveals the original execution.
+                if record is not None and record.receipt is None:
+                    record.state = AttemptState.SUCCEEDED
+                    record.receipt = receipt
+                    record.latest_id = event.id
+            case CommitFailed(attempt_id=attempt_id, failure_kind=failure_kind):
+                record = self._commit_record(attempt_id)
+                if record is not None and record.receipt is None:
+                    record.state = AttemptState.FAILED
+                    record.failure_kind = failure_kind
+                    record.latest_id = event.id
+
+    def reactions(self, event: Event) -> list[EventPayload]:
+        """The events the gate itself must record because of event, which was just applied."""
+        match event.payload:
+            case IntentRevised(revision=revision):
+                return [
+                    ProposalExpired(
+                        proposal_id=proposal_id, reason_kind="superseded", cause_event_id=event.id
+                    )
+                    for proposal_id, proposal in self._pending.items()
+                    if proposal.made.revision < revision
+                ]
+            case AgentInterrupted(utterance_event_id=utterance_id):
+                proposal_id = self._readbacks.get(utterance_id)
+                if proposal_id is not None and proposal_id in self._pending:
+                    return [
+                        ProposalExpired(
+                            proposal_id=proposal_id,
+                            reason_kind="interrupted",
+                            cause_event_id=event.id,
+                        )
+                    ]
+        return []
+
+    def pending_proposal(self) -> ProposalMade | None:
+        """The latest proposal of the current revision that is neither expired nor committed."""
+        for proposal in reversed(self._pending.values()):
+            if proposal.made.revision == self._revision:
+                return proposal.made
+        return None
+
+    def receipt_for(self, idempotency_key: str) -> Receipt | None:
+        record = self._commits.get(idempotency_key)
+        return record.receipt if record is not None else None
+
+    def check_key(self, key: str, args_hash: str) -> str | None:
+        """A reason when key is already bound to other arguments; a key never silently replays."""
+        record = self._commits.get(key)
+        if record is None or record.args_hash == args_hash:
+            return None
+        return (
+            f"Idempotency key {key[:12]}... was first used with arguments "
+            f"{record.args_hash[:12]}..., not {args_hash[:12]}...; "
+            "a key never executes different arguments."
+        )
+
+    def decide(self, request: GateRequest) -> GateDecision:
+        """The decision on one request, for the caller to append to the log."""
+        match request.operation:
+            case Operation.LOOKUP:
+                return self._decide_lookup(request)
+            case Operation.PROPOSE:
+                return self._decide_propose(request)
+            case Operation.COMMIT:
+                return self._decide_commit(request)
+
+    def _decide_lookup(self, request: GateRequest) -> GateDecision:
+        if self._revision is None:
+            return _block(request, "no_intent", "There is no request from the caller yet.", [])
+        if request.revision != self._revision:
+            return self._stale(request, request.revision)
+        intent_id = self._intent_ids[self._revision]
+        attempts = self._lookups_by_revision.get(request.revision, [])
+        if not attempts:
+            return _allow(
+                request,
+                "read",
+                f"A read for revision {request.revision} needs no confirmation.",
+                [intent_id],
+            )
+        if len(attempts) >= 2:
+            return _block(
+                request,
+                "retry_limit",
+                f"Revision {request.revision} has had its read and its one retry; "
+                "at most one retry of a read.",
+                [attempt.latest_id for attempt in attempts],
+            )
+        attempt = attempts[0]
+        match attempt.state:
+            case AttemptState.FAILED:
+                return _allow(
+                    request,
+                    "retry",
+                    "The read failed; one retry is allowed.",
+                    [intent_id, attempt.latest_id],
+                )
+            case AttemptState.IN_FLIGHT:
+                return _block(
+                    request,
+                    "lookup_in_flight",
+                    "A read for this revision is still in flight.",
+                    [attempt.started_id],
+                )
+            case AttemptState.SUCCEEDED:
+                return _block(
+                    request,
+                    "lookup_already_answered",
+                    "A read for this revision already has its answer.",
+                    [attempt.latest_id],
+                )
+
+    def _decide_propose(self, request: GateRequest) -> GateDecision:
+        if self._revision is None:
+            return _block(request, "no_intent", "There is no request from the caller yet.", [])
+        if request.revision != self._revision:
+            return self._stale(request, request.revision)
+        intent_id = self._intent_ids[self._revision]
+        attempt = (
+            self._lookup_results.get(request.lookup_event_id) if request.lookup_event_id else None
+        )
+        if attempt is None or attempt.revision != request.revision:
+            return _block(
+                request,
+                "ungrounded",
+                "The proposal does not rest on a successful read of the current revision.",
+                [intent_id],
+            )
+        if attempt.action != request.action or not any(
+            _grounded(request.args, option) for option in attempt.options
+        ):
+            return _block(
+                request,
+                "ungrounded",
+                "The proposed arguments match none of the options the read returned.",
+                [intent_id, attempt.latest_id],
+            )
+        return _allow(
+            request,
+            "grounded",
+            "The proposal matches an option the read returned.",
+            [intent_id, attempt.latest_id],
+        )
+
+    def _decide_commit(self, request: GateRequest) -> GateDecision:
+        proposal = self._proposals.get(request.proposal_id) if request.proposal_id else None
+        if proposal is None:
+            return _block(request, "no_proposal", "No proposal with that id was made.", [])
+        made = proposal.made
+        # Checked before replays: the same key with other arguments is an error, never a replay.
+        if (
+            request.action != made.action
+            or request.args != made.args
+            or not proposal.hash_matches_args
+        ):
+            return _block(
+                request,
+                "args_changed",
+                "The request differs from what was proposed and read back.",
+                [proposal.event_id],
+            )
+        # Before expiry: a committed proposal is never pending, so it is never expired either.
+        record = self._commits.get(proposal.key)
+        if record is not None:
+            return _replay_or_block(request, proposal.key, record)
+        if proposal.expired_by is not None:
+            return _block(
+                request,
+                "proposal_expired",
+                "The proposal expired before it was confirmed.",
+                [proposal.expired_by],
+            )
+        if made.revision != self._revision:
+            return self._stale(request, made.revision)
+        if request.revision != self._revision:
+            return self._stale(request, request.revision)
+        return self._check_confirmation(request, proposal)
+
+    def _check_confirmation(self, request: GateRequest, proposal: _Proposal) -> GateDecision:
+        confirmation_id = request.confirmation_event_id
+        understood = self._understood.get(confirmation_id) if confirmation_id else None
+        if confirmation_id is None or understood is None:
+            return _block(
+                request,
+                "no_confirmation",
+                "No caller confirmation was given for this proposal.",
+                [proposal.event_id],
+            )
+        kind, seq = understood
+        if kind is not UnderstandingKind.CONFIRM:
+            return _block(
+                request,
+                "not_explicit",
+                f"The caller's words were understood as {kind.value}, not as a confirmation.",
+                [confirmation_id],
+            )
+        if seq <= proposal.seq:
+            return _block(
+                request,
+                "confirmation_before_proposal",
+                "The confirmation came before the proposal, so it cannot confirm it.",
+                [proposal.event_id, confirmation_id],
+            )
+        used = self._confirmations_used.get(confirmation_id)
+        if used is not None and used[0] != proposal.made.proposal_id:
+            return _block(
+                request,
+                "confirmation_reused",
+                f"This confirmation already authorized proposal {used[0]}.",
+                [confirmation_id, used[1]],
+            )
+        return _allow(
+            request,
+            "confirmed",
+            "The caller explicitly confirmed this proposal of the current revision.",
+            [self._intent_ids[proposal.made.revision], proposal.event_id, confirmation_id],
+            proposal.key,
+        )
+
+    def _stale(self, request: GateRequest, revision: int) -> GateDecision:
+        return _block(
+            request,
+            "stale_revision",
+            f"Revision {revision} has no authority; revision {self._revision} is the caller's "
+            "current request.",
+            [self._intent_ids[self._revision]] if self._revision is not None else [],
+        )
+
+    def _fold_proposal(self, event: Event, made: ProposalMade) -> None:
+        if made.proposal_id in self._proposals:
+            return
+        proposal = _Proposal(
+            made=made,
+            event_id=event.id,
+            seq=event.seq,
+            key=idempotency_key(
+                run_id=self.run_id, proposal_id=made.proposal_id, args_hash=made.args_hash
+            ),
+            hash_matches_args=digest(made.args) == made.args_hash,
+        )
+        self._proposals[made.proposal_id] = proposal
+        self._pending[made.proposal_id] = proposal
+
+    def _fold_lookup_started(self, event: Event, started: LookupStarted) -> None:
+        if started.attempt_id in self._lookups:
+            return
+        attempt = _Lookup(
+            revision=started.revision,
+            action=started.action,
+            started_id=event.id,
+            latest_id=event.id,
+        )
+        self._lookups[started.attempt_id] = attempt
+        self._lookups_by_revision.setdefault(started.revision, []).append(attempt)
+
+    def _fold_lookup_failed(self, event: Event, attempt_id: str) -> None:
+        attempt = self._lookups.get(attempt_id)
+        # A failure is terminal whenever it comes: any earlier result stops counting.
+        if attempt is not None and attempt.state is not AttemptState.FAILED:
+            self._lookup_results.pop(attempt.latest_id, None)
+            attempt.state = AttemptState.FAILED
+            attempt.latest_id = event.id
+
+    def _fold_decision(self, event: Event, decision: GateDecision) -> None:
+        request = decision.request
+        proposal = self._proposals.get(request.proposal_id) if request.proposal_id else None
+        if (
+            decision.outcome is not Outcome.ALLOW
+            or request.operation is not Operation.COMMIT
+            or proposal is None
+            or decision.idempotency_key is None
+        ):
+            return
+        if request.confirmation_event_id is not None:
+            self._confirmations_used.setdefault(
+                request.confirmation_event_id, (proposal.made.proposal_id, event.id)
+            )
+        # Authorized counts as in flight: a confirmation racing the commit.started replays.
+        self._pending.pop(proposal.made.proposal_id, None)
+        self._commits.setdefault(
+            decision.idempotency_key,
+            _Commit(
+                args_hash=proposal.made.args_hash,
+                confirmation_event_id=request.confirmation_event_id,
+                latest_id=event.id,
+            ),
+        )
+
+    def _fold_commit_started(self, event: Event, started: CommitStarted) -> None:
+        self._commit_attempts[started.attempt_id] = started.idempotency_key
+        if started.proposal_id is not None:
+            self._pending.pop(started.proposal_id, None)
+        record = self._commits.get(started.idempotency_key)
+        if record is None:
+            self._commits[started.idempotency_key] = _Commit(
+                args_hash=started.args_hash,
+                confirmation_event_id=started.confirmation_event_id,
+                latest_id=event.id,
+            )
+        elif record.state is not AttemptState.SUCCEEDED:
+            # A replay after a failure presents the key again; it is in flight until it answers.
+            record.state = AttemptState.IN_FLIGHT
+            record.failure_kind = None
+            record.latest_id = event.id
+
+    def _commit_record(self, attempt_id: str) -> _Commit | None:
+        key = self._commit_attempts.get(attempt_id)
+        return self._commits.get(key) if key is not None else None
+
+
+def _grounded(args: Args, option: Args) -> bool:
+    """Whether args fit one option: max_<name> bounds args[name], every other key must match."""
+    for key, expected in option.items():
+        if key.startswith("max_"):
+            value = args.get(key[4:])
+            if not (isinstance(value, int) and isinstance(expected, int) and value <= expected):
+                return False
+        elif args.get(key) != expected:
+            return False
+    return True
+
+
+def _replay_or_block(request: GateRequest, key: str, record: _Commit) -> GateDecision:
+    rests_on = [record.latest_id]
+    if record.confirmation_event_id is not None:
+        rests_on.append(record.confirmation_event_id)
+    match record.state:
+        case AttemptState.SUCCEEDED:
+            return _decision(
+                request,
+                Outcome.REPLAY,
+                "already_executed",
+                "This proposal was already executed; the original receipt is returned.",
+                rests_on,
+                key,
+            )
+        case AttemptState.IN_FLIGHT:
+            return _decision(
+                request,
+                Outcome.REPLAY,
+                "in_flight",
+                "This proposal's commit is already in flight; it is not run again.",
+                rests_on,
+                key,
+            )
+        case AttemptState.FAILED if record.failure_kind == "timeout":
+            return _decision(
+                request,
+                Outcome.REPLAY,
+                "uncertain_outcome",
+                "The commit timed out, so it may have run; the key is replayed, never re-run.",
+                rests_on,
+                key,
+            )
+        case AttemptState.FAILED:
+            return _block(
+                request,
+                "commit_failed",
+                f"The commit failed ({record.failure_kind}); a failed key is not run again.",
+                [record.latest_id],
+            )
+
+
+def _allow(
+    request: GateRequest,
+    reason_kind: ReasonKind,
+    reason: str,
+    rests_on: list[str],
+    key: str | None = None,
+) -> GateDecision:
+    return _decision(request, Outcome.ALLOW, reason_kind, reason, rests_on, key)
+
+
+def _block(
+    request: GateRequest, reason_kind: ReasonKind, reason: str, rests_on: list[str]
+) -> GateDecision:
+    return _decision(request, Outcome.BLOCK, reason_kind, reason, rests_on, None)
+
+
+def _decision(
+    request: GateRequest,
+    outcome: Outcome,
+    reason_kind: ReasonKind,
+    reason: str,
+    rests_on: list[str],
+    key: str | None,
+) -> GateDecision:
+    return GateDecision(
+        request=request,
+        outcome=outcome,
+        reason_kind=reason_kind,
+        reason=reason,
+        rests_on=rests_on,
+        idempotency_key=key,
+    )
