@@ -1,0 +1,1 @@
+"""The evaluator: verdicts derived from a contract and the ordered events alone."""
