@@ -1,0 +1,1 @@
+"""Sandboxed tools: an appointment calendar and a refund ledger, stored per run."""
