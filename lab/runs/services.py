@@ -1,0 +1,19 @@
+"""Creating runs: the write the scenario picker and the headless runner share."""
+
+from __future__ import annotations
+
+from lab.events.models import Run
+from lab.events.types import Channel, Mode
+from lab.scenarios.catalog import contract_get
+
+
+def run_start(*, scenario_id: str, mode: Mode, channel: Channel) -> Run:
+    """Create a run of a known scenario; raises UnknownScenario for any other id."""
+    contract = contract_get(scenario_id)
+    return Run.objects.create(
+        scenario_id=contract.id,
+        scenario_version=contract.version,
+        contract_hash=contract.contract_hash,
+        mode=mode.value,
+        channel=channel.value,
+    )
