@@ -1,3 +1,3 @@
-"""Voice Reliability Lab: audio → transcript → agent → gate → tools → events → evaluator → report."""
+"""Voice Reliability Lab: audio, transcript, agent, gate, tools, events, evaluator, report."""
 
 __version__ = "0.1.0"

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "lab.events",
     "lab.tools",
     "lab.web",
+    "lab.reports",
 ]
 
 MIDDLEWARE = [

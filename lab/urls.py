@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from django.urls import include, path
+
+urlpatterns = [path("", include("lab.web.urls"))]

@@ -1,0 +1,1 @@
+"""Pages, WebSocket consumer and the live panel."""

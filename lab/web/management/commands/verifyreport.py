@@ -1,0 +1,89 @@
+"""Verify evidence reports: the import page's five checks, one summary line per file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from lab.reports.services import report_verify
+from lab.reports.signing import (
+    ORIGIN_DOES_NOT_PROVE,
+    ORIGIN_PROVES,
+    KeyProblem,
+    public_key_from_pem,
+)
+from lab.reports.structure import MAX_REPORT_BYTES
+from lab.reports.verification import Origin, Verification
+
+MAX_PUBLIC_KEY_BYTES = 16 * 1024
+
+
+def _read(path: Path, limit: int) -> bytes:
+    """At most limit + 1 bytes, so an oversized file is refused without reading all of it."""
+    with path.open("rb") as file:
+        return file.read(limit + 1)
+
+
+def detail_lines(verification: Verification) -> list[str]:
+    """Each check's result and findings, then the stated-versus-derived differences."""
+    lines = []
+    for result in verification.checks:
+        lines.append(f"  {result.number}. {result.check}: {result.status} - {result.summary}")
+        lines += [
+            f"       {'x' if f.blocking else '-'} {f.kind}: {f.reason}" for f in result.findings
+        ]
+    if verification.differences:
+        width = max(len(d.path) for d in verification.differences)
+        lines.append(f"  {'':{width}}  {'the file states':30}  derived from the events")
+        lines += [
+            f"  {d.path:{width}}  {d.stated[:30]:30}  {d.derived}" for d in verification.differences
+        ]
+    if verification.origin in (Origin.VALID_LAB, Origin.VALID_SUPPLIED):
+        lines.append(f"  A valid signature proves {ORIGIN_PROVES};")
+        lines.append(f"  it does not prove {ORIGIN_DOES_NOT_PROVE}.")
+    return lines
+
+
+class Command(BaseCommand):
+    help = (
+        "Check evidence reports (structure, contract, integrity, origin, re-evaluation); "
+        "exits 0 only when every report is consistent."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+        parser.add_argument(
+            "--public-key",
+            type=Path,
+            metavar="PEM",
+            help="also accept signatures by this Ed25519 public key (PEM)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        supplied_key = None
+        if options["public_key"] is not None:
+            key_file: Path = options["public_key"]
+            try:
+                supplied_key = public_key_from_pem(_read(key_file, MAX_PUBLIC_KEY_BYTES))
+            except OSError as error:
+                raise CommandError(f"cannot read the public key {key_file}: {error}") from None
+            except KeyProblem as error:
+                raise CommandError(f"the public key {key_file} is {error}") from None
+        consistent = True
+        for path in options["files"]:
+            try:
+                raw = _read(path, MAX_REPORT_BYTES)
+            except OSError as error:
+                self.stdout.write(f"{path}: UNREADABLE ({error.strerror or error})")
+                consistent = False
+                continue
+            verification = report_verify(raw, supplied_key=supplied_key)
+            self.stdout.write(str(path))
+            for line in detail_lines(verification):
+                self.stdout.write(line)
+            self.stdout.write(verification.summary(str(path)))
+            consistent = consistent and verification.consistent
+        if not consistent:
+            raise SystemExit(1)

@@ -1,0 +1,253 @@
+"""The live panel: a projection of the event log into transcript, decisions and checklist.
+
+The run page renders it whole; the consumer renders the fragments one event adds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.template.loader import render_to_string
+
+from lab.evaluation.evaluator import evaluate
+from lab.evaluation.verdicts import Evaluation
+from lab.events.types import (
+    AgentAudioPlayed,
+    AgentAudioStarted,
+    AgentInterrupted,
+    AgentUtterance,
+    CallerUnderstood,
+    CallerUtterance,
+    CommitFailed,
+    CommitStarted,
+    CommitSucceeded,
+    Event,
+    GateDecision,
+    InputRejected,
+    IntentRevised,
+    LateResultRejected,
+    LookupFailed,
+    LookupStarted,
+    LookupSucceeded,
+    ProposalExpired,
+    ProposalMade,
+    RunEnded,
+    RunStarted,
+    SpeechEnded,
+    SpeechStarted,
+    Transcribed,
+    TurnLatency,
+)
+from lab.scenarios.contracts import Contract
+
+TEMPLATE = "web/run.html"
+
+
+@dataclass(frozen=True)
+class TranscriptItem:
+    event_id: str
+    speaker: str
+    text: str
+    heard_text: str | None
+    note: str
+
+
+@dataclass(frozen=True)
+class DecisionItem:
+    event_id: str
+    tone: str
+    title: str
+    detail: str
+    rests_on: list[str]
+
+
+def _args(args: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in args.items())
+
+
+def summarize(event: Event) -> str:
+    """One line that says what the event records."""
+    match event.payload:
+        case RunStarted() as p:
+            return f"{p.scenario_id} v{p.scenario_version}, {p.mode} mode, {p.channel} channel"
+        case CallerUtterance() as p:
+            return f"caller ({p.source}): {p.text}"
+        case CallerUnderstood() as p:
+            action = f" {p.action}" if p.action else ""
+            return f"understood {p.kind}{action} {_args(p.args)}".rstrip()
+        case IntentRevised() as p:
+            return f"revision {p.revision}: {p.action} {_args(p.args)}"
+        case AgentUtterance() as p:
+            return f"agent ({p.purpose}, {p.duration_ms} ms): {p.text}"
+        case AgentInterrupted() as p:
+            return f"agent cut at {p.heard_ms} ms in {p.utterance_event_id} by {p.cause_event_id}"
+        case GateDecision() as p:
+            return f"gate {p.outcome} {p.request.operation}: {p.reason_kind}"
+        case ProposalMade() as p:
+            return f"proposal {p.proposal_id} of revision {p.revision}: {_args(p.args)}"
+        case ProposalExpired() as p:
+            return f"proposal {p.proposal_id} expired ({p.reason_kind})"
+        case LookupStarted() as p:
+            return f"lookup {p.attempt_id} attempt {p.attempt}: {_args(p.query)}"
+        case LookupSucceeded() as p:
+            return f"lookup {p.attempt_id} answered {len(p.options)} option(s)"
+        case LookupFailed() as p:
+            return f"lookup {p.attempt_id} failed: {p.failure_kind}"
+        case LateResultRejected() as p:
+            return f"late result of {p.attempt_id} rejected"
+        case CommitStarted() as p:
+            return f"commit {p.attempt_id} of {p.proposal_id}: {_args(p.args)}"
+        case CommitSucceeded() as p:
+            replay = "replayed " if p.replayed else ""
+            return (
+                f"{replay}receipt {p.receipt.receipt_id} (execution {p.receipt.execution_id[:8]})"
+            )
+        case CommitFailed() as p:
+            return f"commit {p.attempt_id} failed: {p.failure_kind}"
+        case InputRejected() as p:
+            return f"input rejected ({p.reason_kind}): {p.reason}"
+        case RunEnded() as p:
+            return f"run ended ({p.reason_kind}): {p.reason}"
+        case SpeechStarted() as p:
+            return f"caller speech started at {p.stream_ms} ms of audio"
+        case SpeechEnded() as p:
+            return f"caller speech ended at {p.stream_ms} ms ({p.segment_ms} ms segment)"
+        case Transcribed() as p:
+            return f"transcribed in {p.latency_ms} ms by {p.model}: {p.text!r}"
+        case AgentAudioStarted() as p:
+            return f"first audio of {p.utterance_event_id} sent ({p.synth_ms} ms synthesis)"
+        case AgentAudioPlayed() as p:
+            return f"browser played {p.played_ms} of {p.total_ms} ms of {p.utterance_event_id}"
+        case TurnLatency() as p:
+            return f"turn latency {p.total_ms} ms (end of speech to first agent audio)"
+    return event.type
+
+
+def transcript_item(event: Event, events: list[Event]) -> TranscriptItem | None:
+    match event.payload:
+        case CallerUtterance(text=text, source=source):
+            return TranscriptItem(event.id, "caller", text, None, source)
+        case AgentUtterance(text=text, purpose=purpose):
+            cut = next(
+                (
+                    e.payload
+                    for e in events
+                    if isinstance(e.payload, AgentInterrupted)
+                    and e.payload.utterance_event_id == event.id
+                ),
+                None,
+            )
+            return TranscriptItem(event.id, "agent", text, cut.heard_text if cut else None, purpose)
+    return None
+
+
+def decision_item(event: Event) -> DecisionItem | None:
+    match event.payload:
+        case GateDecision() as p:
+            request = p.request
+            target = request.proposal_id or f"revision {request.revision}"
+            return DecisionItem(
+                event.id,
+                p.outcome.value,
+                f"{p.outcome.value.upper()} {request.operation.value} · {target}",
+                f"{p.reason_kind}: {p.reason}",
+                p.rests_on,
+            )
+        case IntentRevised() as p:
+            return DecisionItem(
+                event.id,
+                "info",
+                f"Intent revision {p.revision}",
+                summarize(event),
+                [p.understood_event_id],
+            )
+        case ProposalMade() as p:
+            grounds = [p.grounded_on] if p.grounded_on else []
+            return DecisionItem(
+                event.id, "info", f"Proposal {p.proposal_id}", summarize(event), grounds
+            )
+        case ProposalExpired() as p:
+            return DecisionItem(
+                event.id,
+                "block",
+                f"Proposal {p.proposal_id} expired",
+                p.reason_kind,
+                [p.cause_event_id],
+            )
+        case LookupFailed() | LateResultRejected() | CommitFailed() | InputRejected():
+            return DecisionItem(event.id, "block", event.type, summarize(event), [])
+        case CommitSucceeded() as p:
+            title = "Receipt replayed" if p.replayed else "Tool executed"
+            return DecisionItem(event.id, "allow", title, summarize(event), [])
+    return None
+
+
+@dataclass(frozen=True)
+class LatencyBar:
+    label: str
+    ms: int
+    offset_pct: float
+    width_pct: float
+
+
+def latency_bars(latency: TurnLatency) -> dict:
+    """A turn's latency chain as waterfall bars, each offset by the steps before it."""
+    steps = [
+        ("endpointing", latency.endpointing_ms),
+        ("recognition", latency.recognition_ms),
+        ("agent", latency.agent_ms),
+        ("synthesis", latency.synthesis_ms),
+    ]
+    scale = max(latency.total_ms, sum(ms for _, ms in steps), 1)
+    bars, offset = [], 0
+    for label, ms in steps:
+        bars.append(LatencyBar(label, ms, 100 * offset / scale, 100 * ms / scale))
+        offset += ms
+    return {"caller_event_id": latency.caller_event_id, "total_ms": latency.total_ms, "bars": bars}
+
+
+def live_evaluation(contract: Contract, events: list[Event]) -> Evaluation:
+    return evaluate(contract, events)
+
+
+def panel_context(contract: Contract, events: list[Event]) -> dict:
+    """Everything the run page needs to draw the panel from scratch."""
+    return {
+        "contract": contract,
+        "events": [(event, summarize(event)) for event in events],
+        "transcript": [t for e in events if (t := transcript_item(e, events))],
+        "decisions": [d for e in events if (d := decision_item(e))],
+        "evaluation": live_evaluation(contract, events),
+        "ended": bool(events) and events[-1].type == "run.ended",
+    }
+
+
+def _partial(name: str, context: dict) -> str:
+    return render_to_string(f"{TEMPLATE}#{name}", context)
+
+
+def event_fragments(contract: Contract, events: list[Event], event: Event) -> str:
+    """The out-of-band HTML fragments that bring an open panel up to date with one new event."""
+    parts = [_partial("event_append", {"event": event, "summary": summarize(event)})]
+    if (item := transcript_item(event, events)) is not None:
+        parts.append(_partial("transcript_append", {"item": item}))
+    if isinstance(event.payload, AgentInterrupted):
+        original = next(e for e in events if e.id == event.payload.utterance_event_id)
+        if (item := transcript_item(original, events)) is not None:
+            parts.append(_partial("transcript_replace", {"item": item}))
+    if (decision := decision_item(event)) is not None:
+        parts.append(_partial("decision_append", {"decision": decision}))
+    if isinstance(event.payload, TurnLatency):
+        parts.append(_partial("latency_append", {"turn": latency_bars(event.payload)}))
+    ended = event.type == "run.ended"
+    parts.append(
+        _partial(
+            "verdict_oob",
+            {"evaluation": live_evaluation(contract, events), "ended": ended},
+        )
+    )
+    return "".join(parts)
+
+
+def notice_fragment(message: str, *, tone: str = "error") -> str:
+    return _partial("notice_oob", {"message": message, "tone": tone})

@@ -1,0 +1,7 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from lab.web.consumers import RunConsumer
+
+websocket_urlpatterns = [path("ws/runs/<uuid:run_id>/", RunConsumer.as_asgi())]

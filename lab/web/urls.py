@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from lab.web import report_views, views
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("runs/", views.run_create, name="run_create"),
+    path("runs/<uuid:run_id>/", views.run_page, name="run_page"),
+    path("runs/<uuid:run_id>/events.json", views.run_events_json, name="run_events_json"),
+    path("scenarios/<str:scenario_id>.json", views.scenario_json, name="scenario_json"),
+    path("runs/<uuid:run_id>/report.json", report_views.run_report_json, name="run_report_json"),
+    path("keys/lab-ed25519.pub", report_views.lab_public_key_pem, name="lab_public_key_pem"),
+    path("reports/", report_views.report_create, name="report_create"),
+    path("reports/import/", report_views.report_import_page, name="report_import_page"),
+    path("reports/schema.json", report_views.report_schema, name="report_schema"),
+    path("reports/<uuid:report_id>/", report_views.report_page, name="report_page"),
+    path("reports/<uuid:report_id>/replay/", report_views.report_replay, name="report_replay"),
+]

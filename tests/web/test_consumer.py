@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from lab.asgi import application
+from lab.evaluation.evaluator import evaluate
+from lab.evaluation.verdicts import Verdict
+from lab.events import store
+from lab.events.types import Channel, Mode
+from lab.runs.services import run_start
+from lab.scenarios.catalog import all_contracts, contract_get
+from lab.web.management.commands.runscenarios import play_headless
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = [(b"origin", b"http://127.0.0.1")]
+
+
+async def start(scenario_id: str, mode: Mode = Mode.GUARDED):
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario_id, mode=mode, channel=Channel.TYPED
+    )
+    communicator = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=ORIGIN)
+    connected, _ = await communicator.connect()
+    assert connected
+    return run, communicator
+
+
+async def events_of(run):
+    return await database_sync_to_async(store.run_events)(run)
+
+
+async def drain_until(communicator, needle: str) -> str:
+    while True:
+        message = await communicator.receive_from(timeout=10)
+        if needle in message:
+            return message
+
+
+async def verdict_of(run):
+    events = await events_of(run)
+    return evaluate(contract_get(run.scenario_id), events), events
+
+
+@pytest.mark.parametrize("scenario_id", sorted(all_contracts()))
+async def test_the_scripted_caller_passes_every_scenario_when_guarded(fast_clock, scenario_id):
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.TYPED
+    )
+    await play_headless(run)
+    evaluation, events = await verdict_of(run)
+    assert evaluation.verdict is Verdict.PASS, evaluation.reason
+    assert events[-1].payload.reason_kind == "completed"
+
+
+@pytest.mark.parametrize("scenario_id", sorted(all_contracts()))
+async def test_the_scripted_caller_fails_every_scenario_when_unguarded(fast_clock, scenario_id):
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario_id, mode=Mode.UNGUARDED, channel=Channel.TYPED
+    )
+    await play_headless(run)
+    evaluation, events = await verdict_of(run)
+    assert evaluation.verdict is Verdict.FAIL, evaluation.reason
+    contradicted = [a for a in evaluation.assertions if a.contradicting]
+    assert contradicted, "a FAIL must name the contradicting events"
+    known = {event.id for event in events}
+    assert all(set(a.contradicting) <= known for a in contradicted)
+    assert not any(event.type == "gate.decision" for event in events)
+
+
+async def test_a_confirmation_with_nothing_proposed_is_blocked_and_explained(fast_clock):
+    run, communicator = await start("correction")
+    await communicator.send_to(text_data=json.dumps({"action": "say", "text": "Yes, book it."}))
+    await drain_until(communicator, "no_proposal")
+    await communicator.disconnect()
+    events = await events_of(run)
+    decisions = [e.payload for e in events if e.type == "gate.decision"]
+    assert [(d.outcome, d.reason_kind) for d in decisions] == [("block", "no_proposal")]
+    assert not any(e.type.startswith("tool.commit") for e in events)
+    assert any(e.type == "agent.utterance" and "nothing waiting" in e.payload.text for e in events)
+
+
+async def test_a_typed_conversation_books_the_corrected_slot(fast_clock):
+    # Instant speech: each typed line arrives after the readback it answers has finished.
+    fast_clock.LAB_SPEECH_WPM = 100000
+    run, communicator = await start("correction")
+    for text, wait_for in [
+        ("I'd like an appointment on Tuesday morning.", "Shall I book it?"),
+        ("Actually, make that Friday afternoon.", "Friday at 2:30 PM"),
+        ("Yes, book it.", "Your reference is"),
+    ]:
+        await communicator.send_to(text_data=json.dumps({"action": "say", "text": text}))
+        await drain_until(communicator, wait_for)
+    await communicator.send_to(text_data=json.dumps({"action": "end"}))
+    await drain_until(communicator, 'data-final="true"')
+    await communicator.disconnect()
+    evaluation, events = await verdict_of(run)
+    receipts = [e.payload for e in events if e.type == "tool.commit.succeeded"]
+    assert [r.receipt.args["slot_id"] for r in receipts] == ["fri-1430"]
+    assert evaluation.verdict is Verdict.PASS
+
+
+@pytest.mark.parametrize(
+    ("frame", "kind"),
+    [
+        ("{not json", "malformed_json"),
+        (json.dumps({"action": "dance"}), "invalid_message"),
+        (json.dumps({"action": "say", "text": ""}), "invalid_message"),
+        (json.dumps({"action": "say", "text": "x" * 301}), "invalid_message"),
+        (json.dumps({"action": "say", "text": "y" * 5000}), "oversized_message"),
+    ],
+)
+async def test_bad_messages_get_a_clear_error_and_an_event(fast_clock, frame, kind):
+    run, communicator = await start("no_confirmation")
+    await communicator.send_to(text_data=frame)
+    notice = await drain_until(communicator, 'id="notice"')
+    assert "Not accepted" in notice
+    await communicator.send_to(text_data=json.dumps({"action": "say", "text": "Hello?"}))
+    await drain_until(communicator, "didn&#x27;t catch that")
+    await communicator.disconnect()
+    events = await events_of(run)
+    rejected = [e.payload for e in events if e.type == "input.rejected"]
+    assert [r.reason_kind for r in rejected] == [kind]
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+
+
+async def test_audio_on_a_typed_run_is_refused_not_dropped(fast_clock):
+    run, communicator = await start("no_confirmation")
+    await communicator.send_to(bytes_data=b"\x00" * 640)
+    await drain_until(communicator, "Not accepted")
+    await communicator.disconnect()
+    events = await events_of(run)
+    assert any(e.type == "input.rejected" for e in events)
+
+
+async def test_an_unknown_run_closes_with_a_not_found_code():
+    communicator = WebsocketCommunicator(
+        application, "/ws/runs/00000000-0000-0000-0000-000000000000/", headers=ORIGIN
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    message = await communicator.receive_from()
+    assert "no run with this id" in message
+    closed = await communicator.receive_output()
+    assert closed == {"type": "websocket.close", "code": 4404}
+    await communicator.disconnect()
+
+
+async def test_a_caller_who_leaves_halfway_gets_no_pass(fast_clock):
+    run, communicator = await start("double_confirmation")
+    await communicator.send_to(
+        text_data=json.dumps({"action": "say", "text": "I'd like Thursday morning, please."})
+    )
+    await drain_until(communicator, "Shall I book it?")
+    await communicator.disconnect()
+    evaluation, events = await verdict_of(run)
+    assert events[-1].payload.reason_kind == "caller_left"
+    assert evaluation.verdict is Verdict.INCONCLUSIVE
+
+
+async def test_an_ended_run_cannot_be_driven_again(fast_clock):
+    run, communicator = await start("no_confirmation")
+    await communicator.send_to(text_data=json.dumps({"action": "end"}))
+    await drain_until(communicator, 'data-final="true"')
+    await communicator.disconnect()
+    again = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=ORIGIN)
+    await again.connect()
+    assert "has ended" in await again.receive_from()
+    assert (await again.receive_output())["code"] == 4410
+    await again.disconnect()
