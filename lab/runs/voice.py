@@ -1,0 +1,261 @@
+"""The voice channel of a run: caller audio in (VAD → ASR), agent speech out (TTS), barge-in.
+
+Model work runs in one-thread executors, never on the event loop; each queue is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from lab.audio.frames import FRAME_MS, parse_frame, split_frames
+from lab.audio.vad import Endpointer, SpeechEnd, SpeechStart, VadConfig
+from lab.events.types import (
+    AgentAudioPlayed,
+    AgentAudioStarted,
+    Event,
+    SpeechEnded,
+    SpeechStarted,
+    Transcribed,
+    TurnLatency,
+)
+from lab.runs.session import RunSession
+from lab.speech import asr, tts
+
+AGENT_AUDIO = 1
+STOP_AUDIO = 2
+CALLER_AUDIO = 3
+ID_BYTES = 8
+BYTES_PER_SECOND = 32000
+# How far ahead of real time a client may push audio before it is refused.
+MAX_AHEAD_S = 1.0
+ASR_QUEUE = 2
+
+ASR_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
+TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
+
+SendBytes = Callable[[bytes], Awaitable[None]]
+
+
+class AudioRejected(ValueError):
+    """Audio the voice channel refused; `close` says whether the connection must end."""
+
+    def __init__(self, kind: str, reason: str, *, close: bool = False) -> None:
+        super().__init__(reason)
+        self.kind, self.reason, self.close = kind, reason, close
+
+
+def audio_message(kind: int, utterance_event_id: str, pcm: bytes = b"") -> bytes:
+    """Server-to-browser binary frame: kind byte, 8-byte utterance id, then PCM16 16 kHz."""
+    return bytes([kind]) + utterance_event_id.encode("ascii").ljust(ID_BYTES)[:ID_BYTES] + pcm
+
+
+@functools.lru_cache(maxsize=512)
+def sentence_pcm(sentence: str) -> bytes:
+    """One sentence of agent speech; cached, since the agent repeats its fixed phrases."""
+    return tts.synthesize(sentence)
+
+
+def warm_models() -> None:
+    """Load both models (about a second each) before the first caller waits on them."""
+    asr.load_model()
+    tts.load_voice()
+
+
+@dataclass
+class TurnClock:
+    """Timings of one caller turn, from the end of speech to the first agent audio."""
+
+    caller_event_id: str
+    endpointing_ms: int
+    recognition_ms: int
+    transcript_at: float
+    speech_ended_at: float
+
+
+class VoiceLink:
+    def __init__(self, session: RunSession, send: SendBytes) -> None:
+        self.session = session
+        self.send = send
+        self.endpointer = Endpointer(
+            VadConfig(
+                aggressiveness=settings.LAB_VAD_AGGRESSIVENESS,
+                end_silence_ms=settings.LAB_VAD_END_SILENCE_MS,
+            )
+        )
+        self.frames = 0
+        self.audio_clock: float | None = None
+        self.segments: asyncio.Queue[tuple[SpeechEnd, Event, int, float]] = asyncio.Queue(ASR_QUEUE)
+        self.utterances: asyncio.Queue[Event] = asyncio.Queue()
+        self.turn: TurnClock | None = None
+        self.tasks = [
+            asyncio.ensure_future(self._recognize_forever()),
+            asyncio.ensure_future(self._speak_forever()),
+        ]
+        session.voice = self
+
+    def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+    # -- caller audio in --------------------------------------------------------------------
+
+    async def push_audio(self, data: bytes) -> None:
+        """One 20 ms frame of caller audio: VAD, barge-in, and a queued recognition job."""
+        try:
+            frame = parse_frame(data, self.frames)
+        except ValueError as error:
+            raise AudioRejected(getattr(error, "kind", "bad_frame"), str(error)) from None
+        self._pace()
+        self.frames += 1
+        for vad_event in self.endpointer.push(frame):
+            match vad_event:
+                case SpeechStart(stream_ms=stream_ms):
+                    await self._speech_started(stream_ms)
+                case SpeechEnd() as end:
+                    await self._speech_ended(end)
+
+    def _pace(self) -> None:
+        """Refuse audio arriving faster than real time (beyond a small burst)."""
+        now = self.session.now()
+        self.audio_clock = max(self.audio_clock or now, now) + FRAME_MS / 1000
+        if self.audio_clock - now > MAX_AHEAD_S:
+            raise AudioRejected("too_fast", "audio is arriving faster than real time", close=True)
+
+    async def _speech_started(self, stream_ms: int) -> None:
+        started = await self.session.record(SpeechStarted(stream_ms=stream_ms))
+        # Barge-in: the caller talking over the agent stops its audio at once.
+        await self.session.interrupt(cause_event_id=started.id, at=self.session.now())
+
+    async def _speech_ended(self, end: SpeechEnd) -> None:
+        ended = await self.session.record(
+            SpeechEnded(stream_ms=end.stream_ms, segment_ms=end.segment_ms)
+        )
+        endpointing_ms = self.frames * FRAME_MS - end.stream_ms
+        try:
+            self.segments.put_nowait((end, ended, endpointing_ms, self.session.now()))
+        except asyncio.QueueFull:
+            await self.session.reject_input(
+                reason_kind="asr_busy", reason="speech recognition is behind; segment dropped"
+            )
+
+    async def _recognize_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            end, ended, endpointing_ms, ended_at = await self.segments.get()
+            async with self.session.working():
+                transcript = await loop.run_in_executor(ASR_EXECUTOR, asr.transcribe, end.pcm)
+                recognition_ms = round((self.session.now() - ended_at) * 1000)
+                await self.session.record(
+                    Transcribed(
+                        text=transcript.text,
+                        segment_ms=transcript.audio_ms,
+                        latency_ms=recognition_ms,
+                        model=asr.model_name(),
+                    )
+                )
+                if not any(ch.isalnum() for ch in transcript.text):
+                    continue
+                self.turn = TurnClock(
+                    caller_event_id=ended.id,
+                    endpointing_ms=endpointing_ms,
+                    recognition_ms=recognition_ms,
+                    transcript_at=self.session.now(),
+                    speech_ended_at=ended_at,
+                )
+                await self.session.caller_says(transcript.text, source="asr")
+
+    # -- agent speech out -------------------------------------------------------------------
+
+    def say(self, event: Event) -> None:
+        """Queue an agent utterance for synthesis; its audio follows the ones before it."""
+        self.utterances.put_nowait(event)
+
+    async def silence(self, utterance_event_ids: list[str]) -> None:
+        """Barge-in: drop queued speech and tell the browser to stop playing now."""
+        while not self.utterances.empty():
+            self.utterances.get_nowait()
+        for event_id in utterance_event_ids:
+            await self.send(audio_message(STOP_AUDIO, event_id))
+
+    async def _speak_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            event = await self.utterances.get()
+            async with self.session.working():
+                await self._speak(loop, event)
+
+    async def _speak(self, loop: asyncio.AbstractEventLoop, event: Event) -> None:
+        timeline = self.session.timeline
+        asked_at = self.session.now()
+        start: float | None = None
+        seconds = 0.0
+        for sentence in tts.sentences(event.payload.text):
+            pcm = await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, sentence)
+            if not timeline.holds(event.id):
+                return  # cut by a barge-in while it was being synthesized
+            now = self.session.now()
+            if start is None:
+                start = max(now, timeline.end_before(event.id))
+            await self.send(audio_message(AGENT_AUDIO, event.id, pcm))
+            seconds += len(pcm) / BYTES_PER_SECOND
+            timeline.retime(event.id, start=start, seconds=seconds)
+            if seconds * BYTES_PER_SECOND == len(pcm):
+                await self._first_audio(event, synth_ms=round((now - asked_at) * 1000))
+
+    async def _first_audio(self, event: Event, *, synth_ms: int) -> None:
+        await self.session.record(AgentAudioStarted(utterance_event_id=event.id, synth_ms=synth_ms))
+        turn, self.turn = self.turn, None
+        if turn is None:
+            return
+        now = self.session.now()
+        agent_ms = max(0, round((now - turn.transcript_at) * 1000) - synth_ms)
+        await self.session.record(
+            TurnLatency(
+                caller_event_id=turn.caller_event_id,
+                endpointing_ms=turn.endpointing_ms,
+                recognition_ms=turn.recognition_ms,
+                agent_ms=agent_ms,
+                synthesis_ms=synth_ms,
+                total_ms=turn.endpointing_ms + round((now - turn.speech_ended_at) * 1000),
+            )
+        )
+
+    async def played(self, *, utterance_event_id: str, played_ms: int, total_ms: int) -> None:
+        """The browser's account of what it played of one agent utterance."""
+        if not any(
+            e.id == utterance_event_id and e.type == "agent.utterance" for e in self.session.events
+        ):
+            raise AudioRejected("unknown_utterance", f"no agent utterance {utterance_event_id}")
+        await self.session.record(
+            AgentAudioPlayed(
+                utterance_event_id=utterance_event_id,
+                played_ms=min(played_ms, total_ms),
+                total_ms=total_ms,
+            )
+        )
+
+    # -- the scripted caller's voice --------------------------------------------------------
+
+    async def speak_as_caller(self, text: str) -> None:
+        """Say a scripted line into the same VAD → ASR path as a microphone, in real time."""
+        loop = asyncio.get_running_loop()
+        pcm = await loop.run_in_executor(TTS_EXECUTOR, tts.synthesize, text)
+        lead = bytes(BYTES_PER_SECOND * 3 // 10)
+        tail = bytes(BYTES_PER_SECOND * (settings.LAB_VAD_END_SILENCE_MS + 400) // 1000)
+        await self.send(audio_message(CALLER_AUDIO, "caller", pcm))
+        mark = len(self.session.events)
+        next_at = self.session.now()
+        for frame in split_frames(lead + pcm + tail):
+            await self.push_audio(frame.pcm)
+            next_at += FRAME_MS / 1000
+            await asyncio.sleep(max(0.0, next_at - self.session.now()))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(30):
+                await self.session.wait_for_event(mark, lambda e: e.type == "asr.transcribed")
