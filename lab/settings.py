@@ -139,3 +139,6 @@ LAB_ASR_THREADS = env_int("LAB_ASR_THREADS", min(4, os.cpu_count() or 1), minimu
 # Piper's sampling noise: on, the voice varies from call to call; off (the default),
 # the same text always gives the same audio, so voice runs reproduce.
 LAB_TTS_VARIATION = env_bool("LAB_TTS_VARIATION", False)
+# Start recognition once the trailing silence has lasted this long (0 = wait for the end);
+# the early result is used only if the caller stays silent until the end is declared.
+LAB_ASR_EARLY_MS = env_int("LAB_ASR_EARLY_MS", 200, minimum=0, maximum=5000)

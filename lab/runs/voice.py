@@ -34,7 +34,7 @@ CALLER_AUDIO = 3
 ID_BYTES = 8
 BYTES_PER_SECOND = 32000
 # How far ahead of real time a client may push audio before it is refused.
-MAX_AHEAD_S = 1.0
+MAX_AHEAD_S = 3.0
 ASR_QUEUE = 2
 
 ASR_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
@@ -69,6 +69,17 @@ def warm_models() -> None:
 
 
 @dataclass
+class Segment:
+    """An endpointed caller utterance waiting for recognition (perhaps already under way)."""
+
+    end: SpeechEnd
+    ended: Event
+    endpointing_ms: int
+    ended_at: float
+    early: asyncio.Future[asr.Transcript] | None
+
+
+@dataclass
 class TurnClock:
     """Timings of one caller turn, from the end of speech to the first agent audio."""
 
@@ -91,7 +102,12 @@ class VoiceLink:
         )
         self.frames = 0
         self.audio_clock: float | None = None
-        self.segments: asyncio.Queue[tuple[SpeechEnd, Event, int, float]] = asyncio.Queue(ASR_QUEUE)
+        # While the scripted caller speaks, it owns the audio path; the microphone waits.
+        self.scripted = False
+        self.muted_frames = 0
+        self.segments: asyncio.Queue[Segment] = asyncio.Queue(ASR_QUEUE)
+        self.early: asyncio.Future[asr.Transcript] | None = None
+        self.silent_frames = 0
         self.utterances: asyncio.Queue[Event] = asyncio.Queue()
         self.turn: TurnClock | None = None
         self.tasks = [
@@ -106,6 +122,18 @@ class VoiceLink:
 
     # -- caller audio in --------------------------------------------------------------------
 
+    async def push_mic(self, data: bytes) -> None:
+        """A microphone frame; refused while the scripted caller is speaking."""
+        if self.scripted:
+            self.muted_frames += 1
+            if self.muted_frames == 1:
+                await self.session.reject_input(
+                    reason_kind="mic_muted",
+                    reason="the microphone is muted while the scripted caller speaks",
+                )
+            return
+        await self.push_audio(data)
+
     async def push_audio(self, data: bytes) -> None:
         """One 20 ms frame of caller audio: VAD, barge-in, and a queued recognition job."""
         try:
@@ -114,12 +142,28 @@ class VoiceLink:
             raise AudioRejected(getattr(error, "kind", "bad_frame"), str(error)) from None
         self._pace()
         self.frames += 1
-        for vad_event in self.endpointer.push(frame):
+        vad_events = self.endpointer.push(frame)
+        for vad_event in vad_events:
             match vad_event:
                 case SpeechStart(stream_ms=stream_ms):
                     await self._speech_started(stream_ms)
                 case SpeechEnd() as end:
                     await self._speech_ended(end)
+        if not vad_events:
+            self._recognize_early()
+
+    def _recognize_early(self) -> None:
+        """Start recognition during the trailing silence; drop it if the caller goes on."""
+        if not self.endpointer.in_trailing_silence:
+            self.silent_frames = 0
+            self.early = None
+            return
+        self.silent_frames += 1
+        lead_ms = settings.LAB_ASR_EARLY_MS
+        if lead_ms and self.early is None and self.silent_frames * FRAME_MS >= lead_ms:
+            loop = asyncio.get_running_loop()
+            pcm = self.endpointer.segment_pcm
+            self.early = loop.run_in_executor(ASR_EXECUTOR, asr.transcribe, pcm)
 
     def _pace(self) -> None:
         """Refuse audio arriving faster than real time (beyond a small burst)."""
@@ -138,8 +182,9 @@ class VoiceLink:
             SpeechEnded(stream_ms=end.stream_ms, segment_ms=end.segment_ms)
         )
         endpointing_ms = self.frames * FRAME_MS - end.stream_ms
+        early, self.early, self.silent_frames = self.early, None, 0
         try:
-            self.segments.put_nowait((end, ended, endpointing_ms, self.session.now()))
+            self.segments.put_nowait(Segment(end, ended, endpointing_ms, self.session.now(), early))
         except asyncio.QueueFull:
             await self.session.reject_input(
                 reason_kind="asr_busy", reason="speech recognition is behind; segment dropped"
@@ -148,10 +193,13 @@ class VoiceLink:
     async def _recognize_forever(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            end, ended, endpointing_ms, ended_at = await self.segments.get()
+            segment = await self.segments.get()
             async with self.session.working():
-                transcript = await loop.run_in_executor(ASR_EXECUTOR, asr.transcribe, end.pcm)
-                recognition_ms = round((self.session.now() - ended_at) * 1000)
+                transcript = await (
+                    segment.early
+                    or loop.run_in_executor(ASR_EXECUTOR, asr.transcribe, segment.end.pcm)
+                )
+                recognition_ms = round((self.session.now() - segment.ended_at) * 1000)
                 await self.session.record(
                     Transcribed(
                         text=transcript.text,
@@ -163,11 +211,11 @@ class VoiceLink:
                 if not any(ch.isalnum() for ch in transcript.text):
                     continue
                 self.turn = TurnClock(
-                    caller_event_id=ended.id,
-                    endpointing_ms=endpointing_ms,
+                    caller_event_id=segment.ended.id,
+                    endpointing_ms=segment.endpointing_ms,
                     recognition_ms=recognition_ms,
                     transcript_at=self.session.now(),
-                    speech_ended_at=ended_at,
+                    speech_ended_at=segment.ended_at,
                 )
                 await self.session.caller_says(transcript.text, source="asr")
 
@@ -252,10 +300,14 @@ class VoiceLink:
         await self.send(audio_message(CALLER_AUDIO, "caller", pcm))
         mark = len(self.session.events)
         next_at = self.session.now()
-        for frame in split_frames(lead + pcm + tail):
-            await self.push_audio(frame.pcm)
-            next_at += FRAME_MS / 1000
-            await asyncio.sleep(max(0.0, next_at - self.session.now()))
+        self.scripted = True
+        try:
+            for frame in split_frames(lead + pcm + tail):
+                await self.push_audio(frame.pcm)
+                next_at += FRAME_MS / 1000
+                await asyncio.sleep(max(0.0, next_at - self.session.now()))
+        finally:
+            self.scripted = False
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(30):
                 await self.session.wait_for_event(mark, lambda e: e.type == "asr.transcribed")

@@ -139,25 +139,27 @@ class RunConsumer(AsyncWebsocketConsumer):
                     await self._refuse(rejected.kind, rejected.reason)
 
     async def _audio(self, data: bytes) -> None:
-        if self.voice is None:
-            await self._refuse("audio_unexpected", "this run takes typed input, not audio")
-            return
         try:
-            await self.voice.push_audio(data)
+            if self.voice is None:
+                raise AudioRejected("audio_unexpected", "this run takes typed input, not audio")
+            await self.voice.push_mic(data)
         except AudioRejected as rejected:
             if rejected.close:
                 await self._refuse(rejected.kind, rejected.reason)
                 await self.close(code=CLOSE_TOO_FAST)
                 return
-            self.bad_frames += 1
-            if self.bad_frames % BAD_FRAME_REPORT_EVERY == 1:
-                await self._refuse(
-                    rejected.kind, f"{rejected.reason} ({self.bad_frames} bad frame(s) so far)"
-                )
-            if self.bad_frames >= BAD_FRAME_LIMIT:
-                await self.close(code=CLOSE_BAD_AUDIO)
+            await self._bad_frame(rejected)
         except RunClosed:
             return
+
+    async def _bad_frame(self, rejected: AudioRejected) -> None:
+        self.bad_frames += 1
+        if self.bad_frames % BAD_FRAME_REPORT_EVERY == 1:
+            await self._refuse(
+                rejected.kind, f"{rejected.reason} ({self.bad_frames} bad frame(s) so far)"
+            )
+        if self.bad_frames >= BAD_FRAME_LIMIT:
+            await self.close(code=CLOSE_BAD_AUDIO)
 
     async def send_audio(self, data: bytes) -> None:
         await self.send(bytes_data=data)

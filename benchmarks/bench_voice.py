@@ -1,0 +1,154 @@
+"""Voice benchmark: the scripted caller on the real models, through the real consumer path.
+
+Run: .venv/bin/python -m benchmarks.bench_voice [--quick]
+Reports voice-to-voice latency per turn (end of caller speech to first agent audio frame
+sent), p50 and p95, broken into endpointing, recognition, agent and synthesis; the ASR
+real-time factor; peak memory; and how many simultaneous calls keep p95 under 1.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import resource
+import statistics
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_STATE = tempfile.mkdtemp(prefix="bench-voice-")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
+os.environ["DATABASE_URL"] = f"sqlite:///{_STATE}/bench.sqlite3"
+os.environ["LAB_STATE_DIR"] = _STATE
+
+import django  # noqa: E402
+
+django.setup()
+
+from channels.db import database_sync_to_async  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+
+from lab.events import store  # noqa: E402
+from lab.events.types import Channel, Mode, TurnLatency  # noqa: E402
+from lab.runs import voice  # noqa: E402
+from lab.runs.services import run_start  # noqa: E402
+from lab.scenarios.catalog import all_contracts  # noqa: E402
+from lab.speech import asr, tts  # noqa: E402
+from lab.web.management.commands.runscenarios import play_headless  # noqa: E402
+
+P95_LIMIT_MS = 1500
+RTF: list[float] = []
+_transcribe = asr.transcribe
+
+
+def _timed_transcribe(pcm: bytes) -> asr.Transcript:
+    transcript = _transcribe(pcm)
+    RTF.append(transcript.elapsed_ms / max(transcript.audio_ms, 1))
+    return transcript
+
+
+asr.transcribe = _timed_transcribe
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def play(scenario_id: str) -> list[TurnLatency]:
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.VOICE
+    )
+    await play_headless(run)
+    events = await database_sync_to_async(store.run_events)(run)
+    return [e.payload for e in events if isinstance(e.payload, TurnLatency)]
+
+
+@contextmanager
+def configured(**overrides: object) -> Iterator[None]:
+    saved = {name: getattr(settings, name) for name in overrides}
+    for name, value in overrides.items():
+        setattr(settings, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(settings, name, value)
+
+
+def summarize(label: str, turns: list[TurnLatency]) -> str:
+    def cell(values: list[int]) -> str:
+        return f"{statistics.median(values):.0f} / {pct(values, 0.95):.0f}"
+
+    return (
+        f"| {label} | {len(turns)} | {cell([t.total_ms for t in turns])} | "
+        f"{cell([t.endpointing_ms for t in turns])} | {cell([t.recognition_ms for t in turns])} | "
+        f"{cell([t.agent_ms for t in turns])} | {cell([t.synthesis_ms for t in turns])} |"
+    )
+
+
+async def main(quick: bool) -> None:
+    call_command("migrate", verbosity=0)
+    asr.load_model()
+    tts.load_voice()
+    scenarios = ["correction"] if quick else sorted(all_contracts())
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
+    print(f"scenarios: {', '.join(scenarios)}\n")
+    print(
+        "| configuration | turns | total p50 / p95 ms | endpointing | recognition | agent "
+        "| synthesis |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    levers = [
+        ("defaults (early ASR after 200 ms silence, phrase cache)", {}),
+        ("no early ASR", {"LAB_ASR_EARLY_MS": 0}),
+        (
+            "end silence 300 ms, early ASR after 150 ms",
+            {
+                "LAB_VAD_END_SILENCE_MS": 300,
+                "LAB_ASR_EARLY_MS": 150,
+            },
+        ),
+    ]
+    for label, overrides in levers:
+        RTF.clear()
+        with configured(**overrides):
+            turns = [t for s in scenarios for t in await play(s)]
+        print(summarize(label, turns))
+    uncached = voice.sentence_pcm
+    voice.sentence_pcm = tts.synthesize
+    try:
+        turns = [t for s in scenarios for t in await play(s)]
+        print(summarize("defaults without the phrase cache", turns))
+    finally:
+        voice.sentence_pcm = uncached
+    rtf = list(RTF)
+    print(
+        f"\nASR real-time factor (model time / audio): p50 {statistics.median(rtf):.2f}, "
+        f"p95 {pct(rtf, 0.95):.2f} over {len(rtf)} segments"
+    )
+    print("\n| simultaneous calls | turns | total p50 / p95 ms |")
+    print("| --- | --- | --- |")
+    held = 0
+    for calls in range(1, 5):
+        results = await asyncio.gather(*(play("correction") for _ in range(calls)))
+        totals = [t.total_ms for turns in results for t in turns]
+        p95 = pct(totals, 0.95)
+        print(f"| {calls} | {len(totals)} | {statistics.median(totals):.0f} / {p95:.0f} |")
+        if p95 >= P95_LIMIT_MS:
+            break
+        held = calls
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\nsimultaneous calls held with p95 under {P95_LIMIT_MS} ms: {held}")
+    print(f"peak resident memory: {peak_mib:.0f} MiB")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="the correction scenario only")
+    asyncio.run(main(parser.parse_args().quick))

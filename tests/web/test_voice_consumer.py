@@ -1,0 +1,199 @@
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from lab.asgi import application
+from lab.audio.frames import FRAME_BYTES, FRAME_MS, split_frames
+from lab.events import store
+from lab.events.types import Channel, Mode
+from lab.runs.services import run_start
+from lab.runs.voice import AGENT_AUDIO, STOP_AUDIO
+from lab.speech import tts
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
+
+ORIGIN = [(b"origin", b"http://127.0.0.1")]
+SILENCE = bytes(FRAME_BYTES)
+
+
+class Call:
+    """A voice client: streams PCM like a microphone and collects what the server sends."""
+
+    def __init__(self, communicator: WebsocketCommunicator) -> None:
+        self.communicator = communicator
+        self.audio: list[bytes] = []
+        self.html: list[str] = []
+
+    async def pump(self, wait_s: float = 0.01) -> None:
+        # receive_output's own timeout would cancel the application, so wait politely first.
+        while not await self.communicator.receive_nothing(timeout=wait_s, interval=0.005):
+            message = await self.communicator.receive_output()
+            wait_s = 0.001
+            if message.get("bytes") is not None:
+                self.audio.append(message["bytes"])
+            elif message.get("text") is not None:
+                self.html.append(message["text"])
+            else:
+                return
+
+    async def stream(self, pcm: bytes) -> None:
+        """Send PCM in 20 ms frames at the pace a microphone would."""
+        loop = asyncio.get_running_loop()
+        next_at = loop.time()
+        for frame in split_frames(pcm):
+            await self.communicator.send_to(bytes_data=frame.pcm)
+            next_at += FRAME_MS / 1000
+            await self.pump(wait_s=max(0.001, next_at - loop.time()))
+
+    async def hear_out(self, run) -> None:
+        """Keep the microphone open (silent) until the agent's audio so far has played."""
+        await self.until(run, lambda e: e.type == "agent.audio_started")
+        await self.pump(wait_s=0.5)
+        seconds = sum(len(a) - 9 for a in self.audio if a[0] == AGENT_AUDIO) / 32000
+        await self.stream(SILENCE * round(seconds * 1000 / FRAME_MS))
+
+    async def until(self, run, predicate, limit_s: float = 30.0):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit_s
+        while loop.time() < deadline:
+            events = await database_sync_to_async(store.run_events)(run)
+            if found := [e for e in events if predicate(e)]:
+                return found
+            await self.stream(SILENCE * 10)
+        raise AssertionError(
+            f"never came: {[e.payload for e in events if e.type == 'input.rejected'][:2]}"
+        )
+
+
+async def open_call(scenario_id: str = "correction"):
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.VOICE
+    )
+    communicator = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=ORIGIN)
+    connected, _ = await communicator.connect(timeout=30)
+    assert connected
+    return run, Call(communicator)
+
+
+def speech(text: str) -> bytes:
+    return tts.synthesize(text) + SILENCE * 40
+
+
+async def test_spoken_pcm_frames_become_a_transcribed_turn_with_a_latency_chain():
+    run, call = await open_call()
+    await call.hear_out(run)
+    await call.stream(speech("I'd like an appointment on Tuesday morning."))
+    await call.until(run, lambda e: e.type == "turn.latency")
+    readbacks = await call.until(
+        run, lambda e: e.type == "agent.utterance" and e.payload.purpose == "readback"
+    )
+    events = await database_sync_to_async(store.run_events)(run)
+    await call.communicator.disconnect()
+    types = [e.type for e in events]
+    assert types.index("vad.speech_started") < types.index("vad.speech_ended")
+    transcript = next(e.payload for e in events if e.type == "asr.transcribed")
+    assert "tuesday" in transcript.text.lower()
+    said = next(e.payload for e in events if e.type == "caller.utterance")
+    assert said.source == "asr"
+    latency = next(e.payload for e in events if e.type == "turn.latency")
+    assert latency.endpointing_ms > 0 and latency.recognition_ms > 0
+    assert latency.total_ms >= latency.endpointing_ms + latency.recognition_ms
+    agent_frames = [a for a in call.audio if a[0] == AGENT_AUDIO]
+    assert agent_frames and all(len(a) > 9 and (len(a) - 9) % 2 == 0 for a in agent_frames)
+    assert readbacks[0].payload.text.startswith("I have Tuesday")
+
+
+async def test_speaking_over_the_readback_stops_the_audio_and_expires_the_proposal():
+    run, call = await open_call()
+    await call.hear_out(run)
+    await call.stream(speech("I'd like an appointment on Tuesday morning."))
+    readback = (
+        await call.until(
+            run, lambda e: e.type == "agent.utterance" and e.payload.purpose == "readback"
+        )
+    )[0]
+    await call.until(
+        run,
+        lambda e: e.type == "agent.audio_started" and e.payload.utterance_event_id == readback.id,
+    )
+    await call.stream(speech("Wait, no. Friday morning instead."))
+    await call.until(run, lambda e: e.type == "proposal.expired")
+    events = await database_sync_to_async(store.run_events)(run)
+    await call.communicator.disconnect()
+    cut = next(
+        e.payload
+        for e in events
+        if e.type == "agent.interrupted" and e.payload.utterance_event_id == readback.id
+    )
+    assert events[[e.id for e in events].index(cut.cause_event_id)].type == "vad.speech_started"
+    expired = next(e.payload for e in events if e.type == "proposal.expired")
+    assert expired.reason_kind == "interrupted"
+    stops = [a for a in call.audio if a[0] == STOP_AUDIO]
+    assert any(a[1:9].decode() == readback.id for a in stops)
+
+
+async def test_the_browser_report_of_played_audio_is_recorded():
+    run, call = await open_call()
+    greeting = (await call.until(run, lambda e: e.type == "agent.audio_started"))[0]
+    utterance_id = greeting.payload.utterance_event_id
+    await call.communicator.send_to(
+        text_data=json.dumps(
+            {
+                "action": "played",
+                "utterance_event_id": utterance_id,
+                "played_ms": 1200,
+                "total_ms": 3400,
+            }
+        )
+    )
+    played = await call.until(run, lambda e: e.type == "agent.audio_played")
+    await call.communicator.disconnect()
+    assert (played[0].payload.played_ms, played[0].payload.total_ms) == (1200, 3400)
+
+
+@pytest.mark.parametrize(
+    ("frame", "kind"),
+    [(b"\x01" * 101, "odd_length"), (b"\x00" * 320, "wrong_size"), (b"\x00" * 1280, "too_large")],
+)
+async def test_malformed_frames_are_refused_with_a_reason_and_an_event(frame, kind):
+    run, call = await open_call()
+    await call.communicator.send_to(bytes_data=frame)
+    rejected = await call.until(run, lambda e: e.type == "input.rejected")
+    await call.communicator.disconnect()
+    assert rejected[0].payload.reason_kind == kind
+    assert any("Not accepted" in html for html in call.html)
+
+
+async def test_frames_faster_than_real_time_close_the_call_and_keep_the_log():
+    run, call = await open_call()
+    for _ in range(200):
+        await call.communicator.send_to(bytes_data=SILENCE)
+    closed = None
+    for _ in range(400):
+        message = await call.communicator.receive_output(timeout=10)
+        if message["type"] == "websocket.close":
+            closed = message
+            break
+    assert closed == {"type": "websocket.close", "code": 4429}
+    await call.communicator.disconnect()
+    events = await database_sync_to_async(store.run_events)(run)
+    assert any(e.type == "input.rejected" and e.payload.reason_kind == "too_fast" for e in events)
+    assert events[-1].type == "run.ended"
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+
+
+async def test_a_caller_who_vanishes_mid_utterance_leaves_a_kept_log():
+    run, call = await open_call()
+    await call.until(run, lambda e: e.type == "agent.audio_started")
+    pcm = tts.synthesize("I'd like an appointment on Tuesday morning.")
+    await call.stream(SILENCE * 10 + pcm[: len(pcm) // 2])
+    await call.communicator.disconnect()
+    events = await database_sync_to_async(store.run_events)(run)
+    assert events[-1].type == "run.ended"
+    assert events[-1].payload.reason_kind == "caller_left"
+    assert "vad.speech_started" in [e.type for e in events]

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+
+from lab.evaluation.evaluator import evaluate
+from lab.evaluation.verdicts import Verdict
+from lab.events import store
+from lab.events.types import Channel, Mode
+from lab.runs.services import run_start
+from lab.scenarios.catalog import all_contracts, contract_get
+from lab.web.management.commands.runscenarios import play_headless
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
+
+
+async def play_voice(scenario_id: str, mode: Mode):
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario_id, mode=mode, channel=Channel.VOICE
+    )
+    await play_headless(run)
+    events = await database_sync_to_async(store.run_events)(run)
+    return evaluate(contract_get(scenario_id), events), events
+
+
+@pytest.mark.parametrize("scenario_id", sorted(all_contracts()))
+async def test_the_scripted_caller_passes_by_voice_when_guarded(scenario_id):
+    evaluation, events = await play_voice(scenario_id, Mode.GUARDED)
+    assert evaluation.verdict is Verdict.PASS, evaluation.reason
+    heard = [e.payload.text for e in events if e.type == "caller.utterance"]
+    assert heard and all(
+        e.payload.source == "asr" for e in events if e.type == "caller.utterance"
+    )
+    assert len(heard) == len(contract_get(scenario_id).caller)
+
+
+@pytest.mark.parametrize("scenario_id", sorted(all_contracts()))
+async def test_the_scripted_caller_fails_by_voice_when_unguarded(scenario_id):
+    evaluation, events = await play_voice(scenario_id, Mode.UNGUARDED)
+    assert evaluation.verdict is Verdict.FAIL, evaluation.reason
+    assert any(a.contradicting for a in evaluation.assertions)
+    assert any(e.type == "asr.transcribed" for e in events)
