@@ -396,7 +396,7 @@ class RunSession:
             Authorization.from_decision(decision)
             if decision
             # No gate: a naive agent keys each attempt on its own, so nothing deduplicates.
-            else Authorization.unguarded(f"unguarded-{step.confirmation_event_id}")
+            else Authorization.unguarded(f"unguarded-{self.run.id}-{step.confirmation_event_id}")
         )
         attempt_id = f"cm-{self._next('commit')}"
         await self.record(

@@ -51,6 +51,12 @@ class TranscriptItem:
     heard_text: str | None
     note: str
 
+    @property
+    def unheard_text(self) -> str:
+        """The words an interruption cut off before the caller heard them."""
+        heard_words = len((self.heard_text or "").split())
+        return " ".join(self.text.split()[heard_words:])
+
 
 @dataclass(frozen=True)
 class DecisionItem:

@@ -172,3 +172,17 @@ async def test_an_ended_run_cannot_be_driven_again(fast_clock):
     assert "has ended" in await again.receive_from()
     assert (await again.receive_output())["code"] == 4410
     await again.disconnect()
+
+
+async def test_unguarded_runs_never_share_execution_keys(fast_clock):
+    executions = []
+    for _ in range(2):
+        run = await database_sync_to_async(run_start)(
+            scenario_id="double_confirmation", mode=Mode.UNGUARDED, channel=Channel.TYPED
+        )
+        await play_headless(run)
+        events = await events_of(run)
+        executions.append(
+            [e.payload.replayed for e in events if e.type == "tool.commit.succeeded"]
+        )
+    assert executions == [[False, False], [False, False]]
