@@ -6,6 +6,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from lab.evaluation.evaluator import evaluate
@@ -142,9 +143,11 @@ def _partial(name: str, context: dict) -> str:
     return render_to_string(f"{TEMPLATE}#{name}", context)
 
 
-def _replay_steps(contract: Contract, events: list[Event]) -> list[str]:
+def _replay_steps(contract: Contract, events: list[Event]) -> list[SafeString]:
     """Per event, the fragments it adds to the panel, as the live consumer sends them."""
-    steps = [_partial("verdict_oob", {"evaluation": evaluate(contract, []), "ended": False})]
+    steps = [
+        mark_safe(_partial("verdict_oob", {"evaluation": evaluate(contract, []), "ended": False}))
+    ]
     for index, event in enumerate(events):
         seen = events[: index + 1]
         parts = [_partial("event_append", {"event": event, "summary": summarize(event)})]
@@ -161,7 +164,8 @@ def _replay_steps(contract: Contract, events: list[Event]) -> list[str]:
         parts.append(
             _partial("verdict_oob", {"evaluation": evaluate(contract, seen), "ended": ended})
         )
-        steps.append("".join(parts))
+        # Each part is a rendered (escaped) template; joining them must not escape them again.
+        steps.append(mark_safe("".join(parts)))
     return steps
 
 

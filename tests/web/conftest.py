@@ -1,79 +1,8 @@
+"""The browser fixtures (lab_server, browser_page) live in tests/conftest.py, shared with
+tests/reports; the Chromium settings stay importable from here for the tests/web modules."""
+
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from pathlib import Path
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def lab_server(tmp_path_factory) -> Iterator[str]:
-    """The real lab served by daphne on a free port, with its own SQLite file."""
-    state = tmp_path_factory.mktemp("lab-server")
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{state / 'db.sqlite3'}",
-        "LAB_STATE_DIR": str(state),
-        "LAB_TIME_SCALE": "0.1",
-    }
-    python = sys.executable
-    subprocess.run(
-        [python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
-    )
-    port = _free_port()
-    log = (state / "daphne.log").open("w")
-    server = subprocess.Popen(
-        [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "lab.asgi:application"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                log.close()
-                raise RuntimeError((state / "daphne.log").read_text()) from None
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}"
-    server.terminate()
-    server.wait(timeout=10)
-    log.close()
-
-
-@pytest.fixture
-def browser_page(lab_server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.set_default_timeout(60000)
-        yield page
-        browser.close()
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS"]

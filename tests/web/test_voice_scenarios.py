@@ -28,9 +28,7 @@ async def test_the_scripted_caller_passes_by_voice_when_guarded(scenario_id):
     evaluation, events = await play_voice(scenario_id, Mode.GUARDED)
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
     heard = [e.payload.text for e in events if e.type == "caller.utterance"]
-    assert heard and all(
-        e.payload.source == "asr" for e in events if e.type == "caller.utterance"
-    )
+    assert heard and all(e.payload.source == "asr" for e in events if e.type == "caller.utterance")
     assert len(heard) == len(contract_get(scenario_id).caller)
 
 

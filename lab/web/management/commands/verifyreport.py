@@ -8,14 +8,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lab.reports.services import report_verify
-from lab.reports.signing import (
-    ORIGIN_DOES_NOT_PROVE,
-    ORIGIN_PROVES,
-    KeyProblem,
-    public_key_from_pem,
-)
+from lab.reports.signing import KeyProblem, public_key_from_pem
 from lab.reports.structure import MAX_REPORT_BYTES
-from lab.reports.verification import Origin, Verification
+from lab.reports.verification import Verification
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
 
@@ -27,7 +22,7 @@ def _read(path: Path, limit: int) -> bytes:
 
 
 def detail_lines(verification: Verification) -> list[str]:
-    """Each check's result and findings, then the stated-versus-derived differences."""
+    """Each check's result and findings, then the stated and derived values side by side."""
     lines = []
     for result in verification.checks:
         lines.append(f"  {result.number}. {result.check}: {result.status} - {result.summary}")
@@ -40,9 +35,6 @@ def detail_lines(verification: Verification) -> list[str]:
         lines += [
             f"  {d.path:{width}}  {d.stated[:30]:30}  {d.derived}" for d in verification.differences
         ]
-    if verification.origin in (Origin.VALID_LAB, Origin.VALID_SUPPLIED):
-        lines.append(f"  A valid signature proves {ORIGIN_PROVES};")
-        lines.append(f"  it does not prove {ORIGIN_DOES_NOT_PROVE}.")
     return lines
 
 

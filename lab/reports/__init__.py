@@ -1,0 +1,1 @@
+"""Evidence reports: export, signatures and independent verification."""

@@ -1,0 +1,61 @@
+"""This lab instance's Ed25519 report-signing key, kept in LAB_STATE_DIR, outside the repository."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    load_pem_private_key,
+)
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+KEY_FILENAME = "lab-ed25519.pem"
+
+
+def key_path() -> Path:
+    return Path(settings.LAB_STATE_DIR) / KEY_FILENAME
+
+
+def _create(path: Path) -> None:
+    """Write a new key readable by its owner only; a concurrent creator's key wins, not ours."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    pem = Ed25519PrivateKey.generate().private_bytes(
+        Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()
+    )
+    draft = path.with_name(f".{path.name}.{os.getpid()}")
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(pem)
+        # link() refuses to replace, so the file appears whole and only once.
+        os.link(draft, path)
+    except FileExistsError:
+        pass
+    finally:
+        draft.unlink(missing_ok=True)
+
+
+@functools.cache
+def _load(path: Path) -> Ed25519PrivateKey:
+    if not path.exists():
+        _create(path)
+    key = load_pem_private_key(path.read_bytes(), password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ImproperlyConfigured(f"{path} holds a {type(key).__name__}, not an Ed25519 key")
+    return key
+
+
+def lab_private_key() -> Ed25519PrivateKey:
+    """The signing key, generated on first use."""
+    return _load(key_path())
+
+
+def lab_public_key() -> Ed25519PublicKey:
+    return lab_private_key().public_key()

@@ -1,0 +1,77 @@
+"""The Django edge of reports: export a stored run, verify with this lab's state, keep imports."""
+
+from __future__ import annotations
+
+import hashlib
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from django.utils import timezone
+
+from lab.agent.dialogue import AGENT_VERSION
+from lab.events import store
+from lab.events.models import Run
+from lab.events.types import Channel, Mode, RunStarted
+from lab.policy.gate import GATE_VERSION
+from lab.reports.export import report_assemble
+from lab.reports.keys import lab_private_key, lab_public_key
+from lab.reports.models import ImportedReport
+from lab.reports.runtime import runtime_describe
+from lab.reports.schema import Report
+from lab.reports.verification import Verification, verify_report
+from lab.scenarios.catalog import all_contracts, contract_get
+
+
+class ReportUnavailable(Exception):
+    """A run whose report cannot be written truthfully."""
+
+
+def report_for_run(run: Run) -> Report:
+    """The signed evidence report of a stored run, evaluated now."""
+    contract = contract_get(run.scenario_id)
+    if contract.contract_hash != run.contract_hash:
+        raise ReportUnavailable(
+            f"this run used a {run.scenario_id} contract (hash {run.contract_hash[:12]}…) that "
+            "the lab no longer has, so it cannot embed the contract as run"
+        )
+    events = store.run_events(run)
+    started = next((e.payload for e in events if isinstance(e.payload, RunStarted)), None)
+    runtime = runtime_describe(
+        mode=Mode(run.mode),
+        channel=Channel(run.channel),
+        gate_version=started.gate_version if started else GATE_VERSION,
+        agent_version=started.agent_version if started else AGENT_VERSION,
+    )
+    return report_assemble(
+        run_id=str(run.id),
+        generated_at=timezone.now(),
+        runtime=runtime,
+        contract=contract,
+        events=events,
+        key=lab_private_key(),
+    )
+
+
+def report_verify(raw: bytes, *, supplied_key: Ed25519PublicKey | None = None) -> Verification:
+    """Every check, against this lab's canonical contracts and signing key."""
+    return verify_report(
+        raw, contracts=all_contracts(), lab_key=lab_public_key(), supplied_key=supplied_key
+    )
+
+
+def report_import(
+    *, raw: bytes, filename: str, supplied_key: Ed25519PublicKey | None = None
+) -> tuple[Verification, ImportedReport | None]:
+    """Verify an uploaded report and keep it only if it is structurally a report."""
+    verification = report_verify(raw, supplied_key=supplied_key)
+    if verification.report is None:
+        return verification, None
+    report = verification.report
+    stored = ImportedReport.objects.create(
+        filename=filename[:255],
+        document=raw.decode("utf-8"),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        run_id=report.run_id[:64],
+        scenario_id=report.contract.id,
+        event_count=len(report.events),
+    )
+    return verification, stored
