@@ -20,9 +20,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Evaluation, Verdict
-from lab.events.chain import GENESIS_HASH, event_body
+from lab.events.chain import GENESIS_HASH, digest, event_body
 from lab.events.types import RunStarted, event_id_for
-from lab.reports.canonical import body_digest, sha256_hex
+from lab.reports.canonical import body_digest
 from lab.reports.findings import Finding
 from lab.reports.schema import Report
 from lab.reports.signing import (
@@ -316,7 +316,7 @@ def _chain_findings(report: Report) -> Iterator[Finding]:
                 f"event {event.id} does not chain: its prev_hash is not the hash of {previous_id}",
             )
         try:
-            recomputed = sha256_hex(event_body(event))
+            recomputed = digest(event_body(event))
         except Exception as error:  # an integer outside RFC 8785's domain, say
             yield Finding("not_canonical", f"event {event.id} cannot be hashed: {error}")
         else:

@@ -182,7 +182,5 @@ async def test_unguarded_runs_never_share_execution_keys(fast_clock):
         )
         await play_headless(run)
         events = await events_of(run)
-        executions.append(
-            [e.payload.replayed for e in events if e.type == "tool.commit.succeeded"]
-        )
+        executions.append([e.payload.replayed for e in events if e.type == "tool.commit.succeeded"])
     assert executions == [[False, False], [False, False]]
