@@ -40,6 +40,7 @@ from lab.events.types import (
     ProposalMade,
     RunEnded,
     UnderstandingKind,
+    option_grounds,
 )
 from lab.scenarios.contracts import Assertion, AssertionKind, Contract
 
@@ -661,18 +662,6 @@ def _read_retried_at_most_once(log: _Log) -> _Finding:
     return tally.finding("No revision's lookup was retried more than once.")
 
 
-def _grounded_by(option: Args, args: Args) -> bool:
-    """An option grounds args when its max_X keys bound args[X] and every other key equals."""
-    for key, expected in option.items():
-        if key.startswith("max_"):
-            value = args.get(key.removeprefix("max_"))
-            if not (isinstance(value, int) and isinstance(expected, int) and value <= expected):
-                return False
-        elif args.get(key) != expected:
-            return False
-    return True
-
-
 def _grounding_problem(log: _Log, made: _Proposal, success: _LookupSuccess | None) -> str | None:
     """Why a proposal is not grounded on a timely, successful lookup, or None."""
     pid = made.proposal_id
@@ -686,7 +675,7 @@ def _grounding_problem(log: _Log, made: _Proposal, success: _LookupSuccess | Non
         return f"Proposal {pid} rests on lookup {attempt_id}, not one for its revision."
     if attempt_id in log.lookup_failure_by_attempt:
         return f"Proposal {pid} rests on lookup {attempt_id}, which had failed."
-    if not any(_grounded_by(option, made.args) for option in success.options):
+    if not any(option_grounds(option, made.args) for option in success.options):
         return f"Proposal {pid} offers {made.args}, which lookup {attempt_id} did not return."
     return None
 

@@ -174,6 +174,18 @@ class LookupSucceeded(_Payload):
     options: list[Args]
 
 
+def option_grounds(option: Args, args: Args) -> bool:
+    """Whether a lookup option grounds args: max_X keys bound args[X], other keys must equal."""
+    for key, expected in option.items():
+        if key.startswith("max_"):
+            value = args.get(key.removeprefix("max_"))
+            if not (isinstance(value, int) and isinstance(expected, int) and value <= expected):
+                return False
+        elif args.get(key) != expected:
+            return False
+    return True
+
+
 class LookupFailed(_Payload):
     type: Literal["tool.lookup.failed"] = "tool.lookup.failed"
     attempt_id: str

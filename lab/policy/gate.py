@@ -36,6 +36,7 @@ from lab.events.types import (
     Receipt,
     RunStarted,
     UnderstandingKind,
+    option_grounds,
 )
 
 GATE_VERSION = "gate-1"
@@ -305,7 +306,7 @@ class GateState:
                 [intent_id],
             )
         if attempt.action != request.action or not any(
-            _grounded(request.args, option) for option in attempt.options
+            option_grounds(option, request.args) for option in attempt.options
         ):
             return _block(
                 request,
@@ -484,18 +485,6 @@ class GateState:
     def _commit_record(self, attempt_id: str) -> _Commit | None:
         key = self._commit_attempts.get(attempt_id)
         return self._commits.get(key) if key is not None else None
-
-
-def _grounded(args: Args, option: Args) -> bool:
-    """Whether args fit one option: max_<name> bounds args[name], every other key must match."""
-    for key, expected in option.items():
-        if key.startswith("max_"):
-            value = args.get(key[4:])
-            if not (isinstance(value, int) and isinstance(expected, int) and value <= expected):
-                return False
-        elif args.get(key) != expected:
-            return False
-    return True
 
 
 def _replay_or_block(request: GateRequest, key: str, record: _Commit) -> GateDecision:
