@@ -341,17 +341,14 @@ class RunSession:
             )
             return
         work = self._tool_call(self.adapter.lookup, self.run, step.query, fault=fault)
-        try:
-            options = await self._within_timeout(work)
-        except TimeoutError:
-            await self.record(
-                LookupFailed(
-                    attempt_id=attempt_id,
-                    failure_kind="timeout",
-                    reason=f"no answer within {settings.LAB_TOOL_TIMEOUT_MS} ms",
-                )
-            )
-            self._reject_late(work, attempt_id)
+        options = await self._await_tool(
+            work,
+            attempt_id,
+            lambda reason: LookupFailed(
+                attempt_id=attempt_id, failure_kind="timeout", reason=reason
+            ),
+        )
+        if options is None:
             return
         await self.record(LookupSucceeded(attempt_id=attempt_id, options=options))
 
@@ -398,7 +395,8 @@ class RunSession:
             # No gate: a naive agent keys each attempt on its own, so nothing deduplicates.
             else Authorization.unguarded(f"unguarded-{self.run.id}-{step.confirmation_event_id}")
         )
-        attempt_id = f"cm-{self._next('commit')}"
+        number = self._next("commit")
+        attempt_id = f"cm-{number}"
         await self.record(
             CommitStarted(
                 attempt_id=attempt_id,
@@ -412,22 +410,23 @@ class RunSession:
                 authorized_by=authorization.decision_event_id,
             )
         )
-        fault = self.faults.get(("commit", self._next("commit-attempt")))
+        fault = self.faults.get(("commit", number))
+        if fault is not None and fault.kind == "error":
+            await self.record(
+                CommitFailed(attempt_id=attempt_id, failure_kind="error", reason="injected error")
+            )
+            return
         work = self._tool_call(
             self.adapter.commit, self.run, authorization, proposal.args, fault=fault
         )
         try:
-            result: CommitResult = await self._within_timeout(work)
-        except TimeoutError:
-            await self.record(
-                CommitFailed(
-                    attempt_id=attempt_id,
-                    failure_kind="timeout",
-                    reason=f"no answer within {settings.LAB_TOOL_TIMEOUT_MS} ms",
-                )
+            result: CommitResult | None = await self._await_tool(
+                work,
+                attempt_id,
+                lambda reason: CommitFailed(
+                    attempt_id=attempt_id, failure_kind="timeout", reason=reason
+                ),
             )
-            self._reject_late(work, attempt_id)
-            return
         except CommitRejected as rejected:
             await self.record(
                 CommitFailed(
@@ -435,9 +434,12 @@ class RunSession:
                 )
             )
             return
-        await self.record(
-            CommitSucceeded(attempt_id=attempt_id, receipt=result.receipt, replayed=result.replayed)
-        )
+        if result is not None:
+            await self.record(
+                CommitSucceeded(
+                    attempt_id=attempt_id, receipt=result.receipt, replayed=result.replayed
+                )
+            )
 
     # -- tool calls with injected faults ----------------------------------------------------
 
@@ -450,9 +452,20 @@ class RunSession:
 
         return asyncio.ensure_future(call())
 
-    async def _within_timeout(self, work: asyncio.Task[Any]) -> Any:
+    async def _await_tool(
+        self,
+        work: asyncio.Task[Any],
+        attempt_id: str,
+        timed_out: Callable[[str], EventPayload],
+    ) -> Any | None:
+        """The tool's answer, or None after recording that it did not come in time."""
         timeout = settings.LAB_TOOL_TIMEOUT_MS / 1000 * self.scale
-        return await asyncio.wait_for(asyncio.shield(work), timeout)
+        try:
+            return await asyncio.wait_for(asyncio.shield(work), timeout)
+        except TimeoutError:
+            await self.record(timed_out(f"no answer within {settings.LAB_TOOL_TIMEOUT_MS} ms"))
+            self._reject_late(work, attempt_id)
+            return None
 
     def _reject_late(self, work: asyncio.Task[Any], attempt_id: str) -> None:
         """A timed-out attempt is terminal: whatever it returns later is recorded as rejected."""
