@@ -165,9 +165,9 @@ class RunConsumer(AsyncWebsocketConsumer):
         await self.send(bytes_data=data)
 
     async def on_event(self, event: Event) -> None:
-        assert self.session is not None
-        html = event_fragments(self.session.contract, self.session.events, event)
-        await self.send(text_data=html)
+        if self.session is not None:
+            html = event_fragments(self.session.contract, self.session.events, event)
+            await self.send(text_data=html)
 
     async def _refuse(self, kind: str, reason: str) -> None:
         await self.send(text_data=notice_fragment(f"Not accepted: {reason}"))

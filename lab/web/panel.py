@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from django.template.loader import render_to_string
 
 from lab.evaluation.evaluator import evaluate
-from lab.evaluation.verdicts import Evaluation
 from lab.events.types import (
     AgentAudioPlayed,
     AgentAudioStarted,
@@ -212,10 +211,6 @@ def latency_bars(latency: TurnLatency) -> dict:
     return {"caller_event_id": latency.caller_event_id, "total_ms": latency.total_ms, "bars": bars}
 
 
-def live_evaluation(contract: Contract, events: list[Event]) -> Evaluation:
-    return evaluate(contract, events)
-
-
 def panel_context(contract: Contract, events: list[Event]) -> dict:
     """Everything the run page needs to draw the panel from scratch."""
     return {
@@ -223,7 +218,7 @@ def panel_context(contract: Contract, events: list[Event]) -> dict:
         "events": [(event, summarize(event)) for event in events],
         "transcript": [t for e in events if (t := transcript_item(e, events))],
         "decisions": [d for e in events if (d := decision_item(e))],
-        "evaluation": live_evaluation(contract, events),
+        "evaluation": evaluate(contract, events),
         "ended": bool(events) and events[-1].type == "run.ended",
     }
 
@@ -249,7 +244,7 @@ def event_fragments(contract: Contract, events: list[Event], event: Event) -> st
     parts.append(
         _partial(
             "verdict_oob",
-            {"evaluation": live_evaluation(contract, events), "ended": ended},
+            {"evaluation": evaluate(contract, events), "ended": ended},
         )
     )
     return "".join(parts)
