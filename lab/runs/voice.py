@@ -249,12 +249,13 @@ class VoiceLink:
             if not timeline.holds(event.id):
                 return  # cut by a barge-in while it was being synthesized
             now = self.session.now()
+            first = start is None
             if start is None:
                 start = max(now, timeline.end_before(event.id))
             await self.send(audio_message(AGENT_AUDIO, event.id, pcm))
             seconds += len(pcm) / BYTES_PER_SECOND
             timeline.retime(event.id, start=start, seconds=seconds)
-            if seconds * BYTES_PER_SECOND == len(pcm):
+            if first:
                 await self._first_audio(event, synth_ms=round((now - asked_at) * 1000))
 
     async def _first_audio(self, event: Event, *, synth_ms: int) -> None:
