@@ -12,6 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
+# Scripted runs in tests: a tenth of real time, and a tool timeout that scales to 500 ms.
+FAST_CLOCK = {"LAB_TIME_SCALE": 0.1, "LAB_TOOL_TIMEOUT_MS": 5000}
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -35,7 +37,7 @@ def lab_server(tmp_path_factory) -> Iterator[str]:
         **os.environ,
         "DATABASE_URL": f"sqlite:///{state / 'db.sqlite3'}",
         "LAB_STATE_DIR": str(state),
-        "LAB_TIME_SCALE": "0.1",
+        **{name: str(value) for name, value in FAST_CLOCK.items()},
     }
     python = sys.executable
     subprocess.run(
@@ -81,6 +83,11 @@ def browser_page(lab_server):
 
 @pytest.fixture
 def fast_clock(settings):
-    """Compress the conversation clock so scripted runs take a fraction of real time."""
-    settings.LAB_TIME_SCALE = 0.04
+    """Compress the conversation clock so scripted runs take a fraction of real time.
+
+    The tool timeout scales with it, so it is raised to keep a real lookup well inside it
+    (500 ms) on a loaded two-core machine; injected timeouts still exceed it by design.
+    """
+    for name, value in FAST_CLOCK.items():
+        setattr(settings, name, value)
     return settings

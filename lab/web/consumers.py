@@ -27,7 +27,7 @@ from lab.web.messages import (
     SayMessage,
     parse_client_message,
 )
-from lab.web.panel import event_fragments, notice_fragment
+from lab.web.panel import agent_state_fragment, event_fragments, notice_fragment
 
 # Runs with a live session in this process: a second tab may watch the log, not drive it.
 LIVE_RUNS: set[str] = set()
@@ -165,9 +165,25 @@ class RunConsumer(AsyncWebsocketConsumer):
         await self.send(bytes_data=data)
 
     async def on_event(self, event: Event) -> None:
-        if self.session is not None:
-            html = event_fragments(self.session.contract, self.session.events, event)
-            await self.send(text_data=html)
+        if self.session is None:
+            return
+        html = event_fragments(self.session.contract, self.session.events, event)
+        if self.voice is None and event.type in ("agent.utterance", "agent.interrupted"):
+            speaking = event.type == "agent.utterance"
+            html += agent_state_fragment(speaking=speaking)
+            if speaking and not any(task.get_name() == "listening" for task in self.tasks):
+                self._spawn(self._announce_listening(), name="listening")
+        await self.send(text_data=html)
+
+    async def _announce_listening(self) -> None:
+        """Tell a typed caller when the agent's speech has run out."""
+        session = self.session
+        while session is not None and not session.ended:
+            remaining = session.timeline.busy_until(session.now()) - session.now()
+            if remaining <= 0:
+                await self.send(text_data=agent_state_fragment(speaking=False))
+                return
+            await asyncio.sleep(remaining)
 
     async def _refuse(self, kind: str, reason: str) -> None:
         await self.send(text_data=notice_fragment(f"Not accepted: {reason}"))

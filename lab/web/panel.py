@@ -250,5 +250,10 @@ def event_fragments(contract: Contract, events: list[Event], event: Event) -> st
     return "".join(parts)
 
 
+def agent_state_fragment(*, speaking: bool) -> str:
+    """Whether the typed channel's agent is still talking: a line sent now would interrupt it."""
+    return _partial("agent_state_oob", {"speaking": speaking})
+
+
 def notice_fragment(message: str, *, tone: str = "error") -> str:
     return _partial("notice_oob", {"message": message, "tone": tone})

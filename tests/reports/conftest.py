@@ -17,9 +17,7 @@ from lab.reports.services import report_for_run
 from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts
 from lab.web.management.commands.runscenarios import play_headless
-
-# The fast_clock fixture's scale; the runs below are played once per session, before any test.
-FAST_CLOCK_SCALE = 0.04
+from tests.conftest import FAST_CLOCK
 
 
 @dataclass(frozen=True)
@@ -60,7 +58,7 @@ def real_reports(
     """Every scenario played guarded and unguarded through the WebSocket path, then reported."""
     # pytest-django creates the test database only when a collected test is marked django_db,
     # so modules using this carry the mark; without it the runs would reach the dev database.
-    with django_db_blocker.unblock(), override_settings(LAB_TIME_SCALE=FAST_CLOCK_SCALE):
+    with django_db_blocker.unblock(), override_settings(**FAST_CLOCK):
         name = str(connection.settings_dict["NAME"])
         if not (name.startswith("test_") or "memorydb" in name):
             pytest.fail(f"real_reports needs the test database, not {name}: mark it django_db")

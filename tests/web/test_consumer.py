@@ -85,14 +85,14 @@ async def test_a_confirmation_with_nothing_proposed_is_blocked_and_explained(fas
 
 
 async def test_a_typed_conversation_books_the_corrected_slot(fast_clock):
-    # Instant speech: each typed line arrives after the readback it answers has finished.
-    fast_clock.LAB_SPEECH_WPM = 100000
     run, communicator = await start("correction")
     for text, wait_for in [
         ("I'd like an appointment on Tuesday morning.", "Shall I book it?"),
         ("Actually, make that Friday afternoon.", "Friday at 2:30 PM"),
         ("Yes, book it.", "Your reference is"),
     ]:
+        # Like a polite caller, answer only once the agent has finished talking.
+        await drain_until(communicator, 'data-speaking="false"')
         await communicator.send_to(text_data=json.dumps({"action": "say", "text": text}))
         await drain_until(communicator, wait_for)
     await communicator.send_to(text_data=json.dumps({"action": "end"}))
@@ -184,3 +184,12 @@ async def test_unguarded_runs_never_share_execution_keys(fast_clock):
         events = await events_of(run)
         executions.append([e.payload.replayed for e in events if e.type == "tool.commit.succeeded"])
     assert executions == [[False, False], [False, False]]
+
+
+async def test_a_typed_caller_is_told_when_the_agent_speaks_and_when_it_listens(fast_clock):
+    _run, communicator = await start("correction")
+    speaking = await drain_until(communicator, 'id="agent-state"')
+    assert 'data-speaking="true"' in speaking
+    listening = await drain_until(communicator, 'data-speaking="false"')
+    assert "The agent is listening." in listening
+    await communicator.disconnect()
