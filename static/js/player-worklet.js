@@ -4,32 +4,10 @@
 // what came out of the speaker, and a barge-in must cut the audio at once.
 
 const IN_RATE = 16000;
-const PHASES = 128;
+const { PHASES, kernelTable } = globalThis.labResampler;
 // A 4 ms fade-out on a stop: long enough to avoid a click, well inside one
 // render quantum, so the cut is still "immediate".
 const FADE_SAMPLES = Math.min(128, Math.round(sampleRate * 0.004));
-
-// Same windowed-sinc design as mic-worklet.js (worklet modules are kept
-// self-contained so each can be loaded on its own).
-function kernelTable(half, cutoff) {
-  const taps = 2 * half;
-  const table = new Float32Array((PHASES + 1) * taps);
-  for (let p = 0; p <= PHASES; p++) {
-    const frac = p / PHASES;
-    let sum = 0;
-    for (let k = 0; k < taps; k++) {
-      const x = k - half + 1 - frac;
-      const arg = 2 * cutoff * x;
-      const sinc = arg === 0 ? 1 : Math.sin(Math.PI * arg) / (Math.PI * arg);
-      const w = Math.abs(x) >= half ? 0
-        : 0.42 + 0.5 * Math.cos((Math.PI * x) / half) + 0.08 * Math.cos((2 * Math.PI * x) / half);
-      table[p * taps + k] = sinc * w;
-      sum += sinc * w;
-    }
-    for (let k = 0; k < taps; k++) table[p * taps + k] /= sum;
-  }
-  return table;
-}
 
 class LabPlayerProcessor extends AudioWorkletProcessor {
   constructor(options) {

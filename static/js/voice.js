@@ -91,9 +91,8 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
     if (node) node.dataset.active = String(active);
   }
 
-  function workletUrl(name) {
-    const fromPanel = el.panel && el.panel.dataset[name === "mic" ? "micWorklet" : "playerWorklet"];
-    return fromPanel || new URL(`${name}-worklet.js`, scriptUrl).href;
+  function workletUrl(file) {
+    return new URL(file, scriptUrl).href;
   }
 
   // ---- socket -------------------------------------------------------------
@@ -291,10 +290,16 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
         audioReady.catch(() => {});
         return audioReady;
       }
-      audioReady = Promise.all([
-        ctx.audioWorklet.addModule(workletUrl("mic")),
-        ctx.audioWorklet.addModule(workletUrl("player")),
-      ]).then(makePlayers);
+      // The shared kernel must be in the worklet scope before either processor loads.
+      audioReady = ctx.audioWorklet
+        .addModule(workletUrl("resample-kernel.js"))
+        .then(() =>
+          Promise.all([
+            ctx.audioWorklet.addModule(workletUrl("mic-worklet.js")),
+            ctx.audioWorklet.addModule(workletUrl("player-worklet.js")),
+          ]),
+        )
+        .then(makePlayers);
       audioReady.catch((error) => {
         audioBroken = true;
         flushBacklog();

@@ -69,9 +69,11 @@ def test_the_correction_scenario_passes_through_the_real_microphone_path(
         verdict.wait_for()
         transcript = page.locator("#transcript").inner_text()
         events = page.locator("#event-log").inner_text()
+        played = page.evaluate("window.labVoice.utterancesPlayed")
         result = verdict.get_attribute("data-verdict")
         browser.close()
     assert "Thursday" in transcript
     assert "asr.transcribed" in events and "vad.speech_ended" in events
     assert "caller (asr)" in events
     assert result == "PASS"
+    assert played > 0 and "agent.audio_played" in events
