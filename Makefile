@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint install browser bench clean
+.PHONY: run test lint install db browser bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -17,21 +17,24 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# The README's headless commands use the lab's own database, so both commands prepare it.
+db: install
+	$(BIN)/python manage.py migrate --noinput
+
 $(CHROMIUM):
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 browser: $(CHROMIUM)
 
-run: install
-	$(BIN)/python manage.py migrate --noinput
+run: db
 	$(BIN)/daphne -b 127.0.0.1 -p 8000 lab.asgi:application
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: install browser lint
+test: db browser lint
 	$(BIN)/python -m pytest
 
 bench: install

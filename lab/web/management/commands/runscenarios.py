@@ -21,6 +21,7 @@ from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
 from lab.runs.services import run_start
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get
+from lab.web.management.database import require_migrated
 
 RUN_TIMEOUT_S = 600
 
@@ -65,6 +66,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        require_migrated()
         try:
             contracts = [contract_get(s) for s in options["scenarios"] or sorted(all_contracts())]
         except UnknownScenario as error:
