@@ -1,0 +1,62 @@
+"""The scripted caller: plays a scenario's lines, each when its cue in the conversation comes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from lab.runs.log import RunClosed
+from lab.scenarios.contracts import CallerLine
+
+if TYPE_CHECKING:
+    from lab.runs.session import RunSession
+
+SCRIPT_WAIT_S = 60.0
+
+
+async def play_script(session: RunSession) -> None:
+    """Play the scenario's scripted caller, then end the run."""
+    try:
+        mark = len(session.events)
+        for line in session.contract.caller:
+            await wait_for_turn(session, line, since=mark)
+            mark = len(session.events)
+            if session.voice is not None:
+                await session.voice.speak_as_caller(line.say)
+            else:
+                await session.caller_says(line.say, source="script")
+        await session.wait_idle()
+    except TimeoutError:
+        await session.end(
+            reason_kind="abandoned",
+            reason="the scripted caller waited too long for the agent",
+        )
+    except RunClosed:
+        return
+    else:
+        await session.end(reason_kind="completed", reason="the scripted caller finished")
+
+
+async def wait_for_turn(session: RunSession, line: CallerLine, *, since: int) -> None:
+    """Wait for the line's cue: a readback to barge into, a proposal, or an idle agent."""
+    async with asyncio.timeout(SCRIPT_WAIT_S):
+        if line.into_readback_ms is not None:
+            readback = await session.wait_for_event(
+                since, lambda e: e.type == "agent.utterance" and e.payload.purpose == "readback"
+            )
+            if session.voice is not None:
+                await session.wait_for_event(
+                    since,
+                    lambda e: (
+                        e.type == "agent.audio_started"
+                        and e.payload.utterance_event_id == readback.id
+                    ),
+                )
+            start = session.timeline.starts[readback.id]
+            delay = start + line.into_readback_ms / 1000 * session.scale - session.now()
+            await asyncio.sleep(max(delay, 0))
+            return
+        if line.after == "proposal":
+            await session.wait_for_event(since, lambda e: e.type == "proposal.made")
+        await session.wait_idle()
+    await asyncio.sleep(line.pause_ms / 1000 * session.scale)

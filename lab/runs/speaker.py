@@ -1,0 +1,74 @@
+"""The agent's side of the conversation clock: what it says, when, and what a caller cut."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from django.conf import settings
+
+from lab.agent.dialogue import Say
+from lab.events.types import AgentInterrupted, AgentUtterance, Event, EventPayload
+from lab.runs.speech import SpeechTimeline
+
+Record = Callable[[EventPayload], Awaitable[Event]]
+
+
+class VoiceOutput(Protocol):
+    """What the voice channel adds to a session: audible speech and a speaking caller."""
+
+    def say(self, event: Event) -> None: ...
+    async def silence(self, utterance_event_ids: list[str]) -> None: ...
+    async def speak_as_caller(self, text: str) -> None: ...
+
+
+def speech_ms(text: str) -> int:
+    """How long an utterance takes to say at LAB_SPEECH_WPM."""
+    return round(len(text.split()) / settings.LAB_SPEECH_WPM * 60000)
+
+
+class Speaker:
+    """Records agent utterances, queues them on the timeline (and the voice), and cuts them."""
+
+    def __init__(self, *, record: Record, now: Callable[[], float], scale: float) -> None:
+        self.record = record
+        self.now = now
+        self.scale = scale
+        self.timeline = SpeechTimeline()
+        self.voice: VoiceOutput | None = None
+
+    async def say(self, step: Say) -> Event:
+        duration_ms = speech_ms(step.text)
+        event = await self.record(
+            AgentUtterance(
+                text=step.text,
+                purpose=step.purpose,
+                duration_ms=duration_ms,
+                proposal_id=step.proposal_id,
+            )
+        )
+        self.timeline.enqueue(
+            event_id=event.id,
+            text=step.text,
+            seconds=duration_ms / 1000 * self.scale,
+            now=self.now(),
+            proposal_id=step.proposal_id,
+        )
+        if self.voice is not None:
+            self.voice.say(event)
+        return event
+
+    async def interrupt(self, *, cause_event_id: str, at: float) -> None:
+        cuts = self.timeline.cut(at)
+        if cuts and self.voice is not None:
+            await self.voice.silence([cut.utterance.event_id for cut in cuts])
+        for cut in cuts:
+            duration_ms = round(cut.utterance.duration / self.scale * 1000)
+            await self.record(
+                AgentInterrupted(
+                    utterance_event_id=cut.utterance.event_id,
+                    cause_event_id=cause_event_id,
+                    heard_ms=round(duration_ms * cut.heard_fraction),
+                    heard_text=cut.heard_text,
+                )
+            )

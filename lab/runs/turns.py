@@ -1,0 +1,188 @@
+"""The agent/gate turn loop: caller turns → understanding → agent steps → gate decisions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
+from lab.agent.understanding import understand
+from lab.events.chain import digest
+from lab.events.models import Run
+from lab.events.types import (
+    CallerUnderstood,
+    CallerUtterance,
+    Event,
+    EventPayload,
+    GateRequest,
+    IntentRevised,
+    Mode,
+    Operation,
+    Outcome,
+    ProposalMade,
+)
+from lab.policy.gate import GateState
+from lab.runs.speaker import Speaker
+from lab.runs.tools import ToolCalls
+from lab.tools.authorization import Authorization
+
+Record = Callable[[EventPayload], Awaitable[Event]]
+
+
+class AgentTurns:
+    """Feeds each event to the gate (guarded runs) and the agent, and carries out their steps."""
+
+    def __init__(
+        self,
+        *,
+        run: Run,
+        events: list[Event],
+        record: Record,
+        speaker: Speaker,
+        tools: ToolCalls,
+    ) -> None:
+        self.run = run
+        self.guarded = run.mode == Mode.GUARDED
+        self.record = record
+        self.speaker = speaker
+        self.tools = tools
+        self.gate = GateState.from_events(events)
+        self.agent = ScriptedAgent(naive=not self.guarded)
+        for event in events:
+            self.agent.observe(event)
+        self.steps: deque[Step] = deque()
+        self.lock = asyncio.Lock()
+        self._counters: dict[str, int] = {}
+
+    def _next(self, counter: str) -> int:
+        self._counters[counter] = self._counters.get(counter, 0) + 1
+        return self._counters[counter]
+
+    async def react(self, event: Event) -> None:
+        """Let the gate and then the agent react to one recorded event."""
+        if self.guarded:
+            self.gate.apply(event)
+            for reaction in self.gate.reactions(event):
+                await self.record(reaction)
+        self.steps.extend(self.agent.observe(event))
+
+    async def greet(self) -> None:
+        self.steps.extend(self.agent.greet())
+        await self.drain()
+
+    async def caller_turn(self, text: str, *, source: str, arrived: float) -> None:
+        """One final caller transcript: it cuts agent speech, is understood, and answered."""
+        async with self.lock:
+            said = await self.record(CallerUtterance(text=text, source=source))
+            await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
+            understanding = understand(text)
+            await self.record(
+                CallerUnderstood(
+                    utterance_event_id=said.id,
+                    kind=understanding.kind,
+                    action=understanding.action,
+                    args=understanding.args,
+                    heard=understanding.heard,
+                )
+            )
+            await self.drain()
+
+    async def drain(self) -> None:
+        while self.steps:
+            step = self.steps.popleft()
+            match step:
+                case Say():
+                    await self.speaker.say(step)
+                case Revise():
+                    await self._revise(step)
+                case Lookup():
+                    await self._lookup(step)
+                case Propose():
+                    await self._propose(step)
+                case Commit():
+                    await self._commit(step)
+
+    async def _decide(self, request: GateRequest) -> Event | None:
+        """Ask the gate (guarded runs only); returns the decision event, or None if unguarded."""
+        if not self.guarded:
+            return None
+        return await self.record(self.gate.decide(request))
+
+    async def _revise(self, step: Revise) -> None:
+        previous = self.agent.revision or None
+        await self.record(
+            IntentRevised(
+                revision=self._next("revision"),
+                action=step.action,
+                args=step.args,
+                heard=step.heard,
+                supersedes=previous,
+                understood_event_id=step.understood_event_id,
+            )
+        )
+
+    async def _lookup(self, step: Lookup) -> None:
+        attempt = self._next(f"lookup-{step.revision}")
+        decision = await self._decide(
+            GateRequest(
+                operation=Operation.LOOKUP,
+                action=step.action,
+                revision=step.revision,
+                args=step.query,
+            )
+        )
+        if decision is not None and decision.payload.outcome is Outcome.BLOCK:
+            return
+        await self.tools.lookup(
+            step, attempt=attempt, authorized_by=decision.id if decision else None
+        )
+
+    async def _propose(self, step: Propose) -> None:
+        decision = await self._decide(
+            GateRequest(
+                operation=Operation.PROPOSE,
+                action=step.action,
+                revision=step.revision,
+                args=step.args,
+                lookup_event_id=step.grounded_on,
+            )
+        )
+        if decision is not None and decision.payload.outcome is Outcome.BLOCK:
+            return
+        await self.record(
+            ProposalMade(
+                proposal_id=f"p-{self._next('proposal')}",
+                revision=step.revision,
+                action=step.action,
+                args=step.args,
+                args_hash=digest(step.args),
+                grounded_on=step.grounded_on,
+            )
+        )
+
+    async def _commit(self, step: Commit) -> None:
+        proposal: ProposalMade | None = step.proposal
+        action = proposal.action if proposal else self.agent.action or self.tools.default_action
+        request = GateRequest(
+            operation=Operation.COMMIT,
+            action=action,
+            revision=proposal.revision if proposal else self.agent.revision,
+            args=proposal.args if proposal else {},
+            proposal_id=proposal.proposal_id if proposal else None,
+            confirmation_event_id=step.confirmation_event_id,
+        )
+        decision = await self._decide(request)
+        if proposal is None or (decision and decision.payload.outcome is Outcome.BLOCK):
+            return
+        authorization = (
+            Authorization.from_decision(decision)
+            if decision
+            # No gate: a naive agent keys each attempt on its own, so nothing deduplicates.
+            else Authorization.unguarded(f"unguarded-{self.run.id}-{step.confirmation_event_id}")
+        )
+        await self.tools.commit(
+            proposal,
+            confirmation_event_id=step.confirmation_event_id,
+            authorization=authorization,
+        )
