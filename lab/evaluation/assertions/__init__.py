@@ -1,0 +1,1 @@
+"""The evaluator's checks, one module per assertion family."""

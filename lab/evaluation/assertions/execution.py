@@ -1,0 +1,45 @@
+"""Assertions about execution: one execution per proposal and key; replays return it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from lab.evaluation.findings import Finding, Tally, lacking
+from lab.evaluation.log_index import Execution, LogIndex
+
+
+def single_execution(log: LogIndex) -> Finding:
+    if not log.executions:
+        return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
+    tally = Tally()
+    by_proposal: defaultdict[str, list[Execution]] = defaultdict(list)
+    by_key: defaultdict[str, list[Execution]] = defaultdict(list)
+    produced_at: dict[str, int] = {}
+    for execution in log.executions:
+        success = execution.succeeded
+        tally.support(success)
+        by_key[success.idempotency_key].append(execution)
+        produced_at.setdefault(success.execution_id, success.seq)
+        if execution.started is not None and execution.started.proposal_id is not None:
+            by_proposal[execution.started.proposal_id].append(execution)
+    for what, groups in (("proposal", by_proposal), ("idempotency key", by_key)):
+        for name, group in groups.items():
+            if len(group) > 1:
+                tally.contradict(
+                    f"{len(group)} executions share {what} {name}.",
+                    *(record for execution in group for record in execution.events),
+                )
+    for replay in log.replays:
+        tally.support(replay)
+        execution_id = replay.execution_id
+        original = produced_at.get(execution_id)
+        if original is None or original > replay.seq:
+            tally.contradict(
+                f"Replay {replay.id} returns execution {execution_id}, which no earlier "
+                "execution produced.",
+                replay,
+            )
+    return tally.finding(
+        f"{len(log.executions)} execution(s), one per proposal and idempotency key; "
+        f"{len(log.replays)} repeat(s) returned the original receipt."
+    )

@@ -1,0 +1,43 @@
+"""Assertions about barge-in: an interrupted readback's proposal expires uncommitted."""
+
+from __future__ import annotations
+
+from lab.evaluation.findings import Finding, Tally, lacking
+from lab.evaluation.log_index import LogIndex, first_after
+
+
+def interruption_expires_proposal(log: LogIndex) -> Finding:
+    tally, interrupted = Tally(), 0
+    for interruption in log.interruptions:
+        readback = log.readbacks.get(interruption.utterance_event_id)
+        if readback is None:
+            continue
+        pid = readback.proposal_id
+        commits = log.commit_starts_by_proposal.get(pid, [])
+        # A readback cut into after its proposal was already committed has nothing to expire.
+        if any(started.seq < interruption.seq for started in commits):
+            continue
+        interrupted += 1
+        commit = first_after(commits, interruption.seq)
+        if commit is not None:
+            tally.contradict(
+                f"Proposal {pid} was committed by {commit.id} after its readback was "
+                f"interrupted ({interruption.id}).",
+                interruption,
+                commit,
+                log.commit_success_by_attempt.get(commit.attempt_id),
+            )
+            continue
+        expired = first_after(log.expirations.get(pid, ()), interruption.seq)
+        if expired is None:
+            tally.lack(
+                f"Expected a proposal.expired for {pid} after its readback was interrupted "
+                f"({interruption.id})."
+            )
+        else:
+            tally.support(readback, interruption, expired)
+    if not interrupted:
+        return lacking("Expected an agent.interrupted during a readback; none was recorded.")
+    return tally.finding(
+        f"Every interrupted proposal expired ({interrupted} in all) and none was committed."
+    )

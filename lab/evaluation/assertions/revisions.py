@@ -1,0 +1,85 @@
+"""Assertions about corrections: superseded proposals expire; commits carry the latest revision."""
+
+from __future__ import annotations
+
+from lab.evaluation.findings import Finding, Tally, lacking
+from lab.evaluation.log_index import LogIndex, first_after
+
+
+def superseded_proposal_expired(log: LogIndex) -> Finding:
+    tally, superseded = Tally(), 0
+    for made in log.proposals:
+        revised = log.revisions.first_above(made.revision)
+        if revised is None:
+            continue
+        superseded += 1
+        pid, newer = made.proposal_id, revised.revision
+        # A proposal made after a newer revision already existed was stale from birth.
+        since = max(made.seq, revised.seq)
+        commit = first_after(log.commit_starts_by_proposal.get(pid, ()), since)
+        if commit is not None:
+            tally.contradict(
+                f"Proposal {pid} was committed by {commit.id} after revision {newer} "
+                f"({revised.id}) superseded it.",
+                revised,
+                commit,
+                log.commit_success_by_attempt.get(commit.attempt_id),
+            )
+            continue
+        # An expiry before the correction (an interrupted readback) also removed its authority.
+        expired = first_after(log.expirations.get(pid, ()), made.seq)
+        if expired is None:
+            tally.lack(
+                f"Expected a proposal.expired for {pid} once revision {newer} ({revised.id}) "
+                "superseded it."
+            )
+        else:
+            tally.support(made, revised, expired)
+    if not superseded:
+        return lacking(
+            "Expected a proposal superseded by a later intent revision; none was corrected."
+        )
+    return tally.finding(
+        f"Every superseded proposal expired ({superseded} in all) and none was committed."
+    )
+
+
+def commit_uses_latest_revision(log: LogIndex) -> Finding:
+    if not log.executions:
+        return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
+    tally = Tally()
+    for execution in log.executions:
+        started, success = execution.events
+        if started is None:
+            tally.contradict(f"Receipt {success.id} has no tool.commit.started.", success)
+            continue
+        latest = log.revisions.latest_before(started.seq)
+        made = log.proposal_by_id.get(started.proposal_id) if started.proposal_id else None
+        if latest is None or latest.revision != started.revision:
+            current = f"revision {latest.revision}" if latest else "no revision at all"
+            tally.contradict(
+                f"{started.id} commits revision {started.revision} while the latest is {current}.",
+                started,
+                success,
+                latest,
+            )
+        elif made is None or made.seq > started.seq or made.revision != started.revision:
+            tally.contradict(
+                f"{started.id} commits {started.proposal_id or 'no proposal'}, which is not an "
+                f"earlier proposal of revision {started.revision}.",
+                started,
+                success,
+                made,
+            )
+        elif made.args_hash != started.args_hash or made.args != started.args:
+            tally.contradict(
+                f"{started.id} sends arguments that differ from proposal {started.proposal_id}.",
+                started,
+                success,
+                made,
+            )
+        else:
+            tally.support(latest, made, started, success)
+    return tally.finding(
+        "Every execution carries the latest intent revision and its proposal's arguments."
+    )

@@ -1,0 +1,365 @@
+"""The evaluator's one pass over a log: small records of what the checks read, and indexes.
+
+"Before" and "after" compare the events' seq, the log's own gapless numbering. Pure.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from lab.events.types import (
+    AgentInterrupted,
+    AgentUtterance,
+    Args,
+    CallerUnderstood,
+    CommitStarted,
+    CommitSucceeded,
+    Event,
+    GateDecision,
+    IntentRevised,
+    LookupFailed,
+    LookupStarted,
+    LookupSucceeded,
+    Operation,
+    Outcome,
+    ProposalExpired,
+    ProposalMade,
+    RunEnded,
+    UnderstandingKind,
+)
+
+
+class Located(Protocol):
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def id(self) -> str: ...
+
+
+L = TypeVar("L", bound=Located)
+
+
+# One record per event the checks read, holding only the fields they read. A log is larger than
+# any cache, so each pydantic field read is a likely cache miss: the pass reads every field once,
+# while the event is hot, and the checks never touch the events again.
+class Revised(NamedTuple):
+    seq: int
+    id: str
+    revision: int
+
+
+class Proposal(NamedTuple):
+    seq: int
+    id: str
+    proposal_id: str
+    revision: int
+    args: Args
+    args_hash: str
+    grounded_on: str | None
+
+
+class Expiry(NamedTuple):
+    seq: int
+    id: str
+    proposal_id: str
+
+
+class Understanding(NamedTuple):
+    seq: int
+    id: str
+    kind: UnderstandingKind
+
+
+class CommitBlock(NamedTuple):
+    """A gate decision that blocked a commit."""
+
+    seq: int
+    id: str
+    rests_on: list[str]
+    confirmation_event_id: str | None
+
+
+class CommitStart(NamedTuple):
+    seq: int
+    id: str
+    attempt_id: str
+    revision: int
+    proposal_id: str | None
+    confirmation_event_id: str | None
+    args: Args
+    args_hash: str
+
+
+class CommitSuccess(NamedTuple):
+    seq: int
+    id: str
+    attempt_id: str
+    execution_id: str
+    idempotency_key: str
+    replayed: bool
+
+
+class LookupStart(NamedTuple):
+    seq: int
+    id: str
+    attempt_id: str
+    attempt: int
+    revision: int
+
+
+class LookupSuccess(NamedTuple):
+    seq: int
+    id: str
+    attempt_id: str
+    options: list[Args]
+
+
+class LookupFailure(NamedTuple):
+    seq: int
+    id: str
+    attempt_id: str
+
+
+class Readback(NamedTuple):
+    seq: int
+    id: str
+    proposal_id: str
+
+
+class Interruption(NamedTuple):
+    seq: int
+    id: str
+    utterance_event_id: str
+
+
+class End(NamedTuple):
+    seq: int
+    id: str
+    reason_kind: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """A non-replayed receipt and the commit attempt that produced it, if one was recorded."""
+
+    started: CommitStart | None
+    succeeded: CommitSuccess
+
+    @property
+    def events(self) -> tuple[CommitStart | None, CommitSuccess]:
+        return self.started, self.succeeded
+
+
+class Revisions:
+    """Intent revisions with prefix maxima, so the questions the checks ask are binary searches."""
+
+    def __init__(self, revisions: list[Revised]) -> None:
+        self.events = revisions
+        self.seqs = [revised.seq for revised in revisions]
+        self.maxima: list[int] = []
+        self.maximal: list[Revised] = []
+        for revised in revisions:
+            if self.maximal and revised.revision <= self.maxima[-1]:
+                self.maxima.append(self.maxima[-1])
+                self.maximal.append(self.maximal[-1])
+            else:
+                self.maxima.append(revised.revision)
+                self.maximal.append(revised)
+
+    def latest_before(self, seq: int) -> Revised | None:
+        """The revision with the highest number recorded before seq."""
+        index = bisect_left(self.seqs, seq)
+        return self.maximal[index - 1] if index else None
+
+    def first_above(self, revision: int) -> Revised | None:
+        """The first revision in the log whose number exceeds revision."""
+        index = bisect_right(self.maxima, revision)
+        return self.events[index] if index < len(self.events) else None
+
+    def between(self, start: int, end: int) -> Revised | None:
+        """The first revision recorded strictly between two seqs."""
+        index = bisect_right(self.seqs, start)
+        if index < len(self.events) and self.events[index].seq < end:
+            return self.events[index]
+        return None
+
+
+class LogIndex:
+    """The records of one ordered log and the indexes the checks query, built in one pass."""
+
+    def __init__(self, events: Iterable[Event]) -> None:
+        self._revisions: list[Revised] = []
+        self.proposals: list[Proposal] = []
+        self.proposal_by_id: dict[str, Proposal] = {}
+        self.expirations: defaultdict[str, list[Expiry]] = defaultdict(list)
+        self.understood: dict[str, Understanding] = {}
+        self.positives: list[Understanding] = []
+        self.commit_blocks: list[CommitBlock] = []
+        self.commit_starts: list[CommitStart] = []
+        self.commit_start_by_attempt: dict[str, CommitStart] = {}
+        self.commit_starts_by_proposal: defaultdict[str, list[CommitStart]] = defaultdict(list)
+        self._commit_successes: list[CommitSuccess] = []
+        self.commit_success_by_attempt: dict[str, CommitSuccess] = {}
+        self.lookup_starts_by_revision: defaultdict[int, list[LookupStart]] = defaultdict(list)
+        self.lookup_start_by_attempt: dict[str, LookupStart] = {}
+        self.lookup_successes: dict[str, LookupSuccess] = {}
+        self.lookup_failures: list[LookupFailure] = []
+        self.lookup_failure_by_attempt: dict[str, LookupFailure] = {}
+        self.readbacks: dict[str, Readback] = {}
+        self.interruptions: list[Interruption] = []
+        self.ended: End | None = None
+
+        # One dict lookup per event on its exact payload class; most of a voice log (audio,
+        # speech and latency events) has no reader and costs nothing more.
+        readers: dict[type, Callable[[int, str, Any], None]] = {
+            GateDecision: self._gate_decision,
+            CallerUnderstood: self._caller_understood,
+            AgentUtterance: self._agent_utterance,
+            IntentRevised: self._intent_revised,
+            ProposalMade: self._proposal_made,
+            ProposalExpired: self._proposal_expired,
+            LookupStarted: self._lookup_started,
+            LookupSucceeded: self._lookup_succeeded,
+            LookupFailed: self._lookup_failed,
+            CommitStarted: self._commit_started,
+            CommitSucceeded: self._commit_succeeded,
+            AgentInterrupted: self._agent_interrupted,
+            RunEnded: self._run_ended,
+        }
+        for event in events:
+            payload = event.payload
+            reader = readers.get(type(payload))
+            if reader is not None:
+                reader(event.seq, event.id, payload)
+
+        self.revisions = Revisions(self._revisions)
+        self.executions = [
+            Execution(self.commit_start_by_attempt.get(success.attempt_id), success)
+            for success in self._commit_successes
+            if not success.replayed
+        ]
+        self.replays = [success for success in self._commit_successes if success.replayed]
+        self.late_results = self._late_results()
+        self.lookup_failure_by_revision = self._failures_by_revision()
+
+    def _gate_decision(self, seq: int, event_id: str, payload: GateDecision) -> None:
+        request = payload.request
+        if payload.outcome is Outcome.BLOCK and request.operation is Operation.COMMIT:
+            block = CommitBlock(seq, event_id, payload.rests_on, request.confirmation_event_id)
+            self.commit_blocks.append(block)
+
+    def _caller_understood(self, seq: int, event_id: str, payload: CallerUnderstood) -> None:
+        understanding = Understanding(seq, event_id, payload.kind)
+        self.understood.setdefault(event_id, understanding)
+        if understanding.kind is UnderstandingKind.POSITIVE:
+            self.positives.append(understanding)
+
+    def _agent_utterance(self, seq: int, event_id: str, payload: AgentUtterance) -> None:
+        if payload.purpose == "readback" and payload.proposal_id is not None:
+            self.readbacks.setdefault(event_id, Readback(seq, event_id, payload.proposal_id))
+
+    def _intent_revised(self, seq: int, event_id: str, payload: IntentRevised) -> None:
+        self._revisions.append(Revised(seq, event_id, payload.revision))
+
+    def _proposal_made(self, seq: int, event_id: str, payload: ProposalMade) -> None:
+        proposal = Proposal(
+            seq,
+            event_id,
+            payload.proposal_id,
+            payload.revision,
+            payload.args,
+            payload.args_hash,
+            payload.grounded_on,
+        )
+        self.proposals.append(proposal)
+        self.proposal_by_id.setdefault(proposal.proposal_id, proposal)
+
+    def _proposal_expired(self, seq: int, event_id: str, payload: ProposalExpired) -> None:
+        self.expirations[payload.proposal_id].append(Expiry(seq, event_id, payload.proposal_id))
+
+    def _lookup_started(self, seq: int, event_id: str, payload: LookupStarted) -> None:
+        lookup = LookupStart(seq, event_id, payload.attempt_id, payload.attempt, payload.revision)
+        self.lookup_starts_by_revision[lookup.revision].append(lookup)
+        self.lookup_start_by_attempt.setdefault(lookup.attempt_id, lookup)
+
+    def _lookup_succeeded(self, seq: int, event_id: str, payload: LookupSucceeded) -> None:
+        success = LookupSuccess(seq, event_id, payload.attempt_id, payload.options)
+        self.lookup_successes.setdefault(event_id, success)
+
+    def _lookup_failed(self, seq: int, event_id: str, payload: LookupFailed) -> None:
+        failure = LookupFailure(seq, event_id, payload.attempt_id)
+        self.lookup_failures.append(failure)
+        self.lookup_failure_by_attempt.setdefault(failure.attempt_id, failure)
+
+    def _commit_started(self, seq: int, event_id: str, payload: CommitStarted) -> None:
+        started = CommitStart(
+            seq,
+            event_id,
+            payload.attempt_id,
+            payload.revision,
+            payload.proposal_id,
+            payload.confirmation_event_id,
+            payload.args,
+            payload.args_hash,
+        )
+        self.commit_starts.append(started)
+        self.commit_start_by_attempt.setdefault(started.attempt_id, started)
+        if started.proposal_id is not None:
+            self.commit_starts_by_proposal[started.proposal_id].append(started)
+
+    def _commit_succeeded(self, seq: int, event_id: str, payload: CommitSucceeded) -> None:
+        receipt = payload.receipt
+        success = CommitSuccess(
+            seq,
+            event_id,
+            payload.attempt_id,
+            receipt.execution_id,
+            receipt.idempotency_key,
+            payload.replayed,
+        )
+        self._commit_successes.append(success)
+        self.commit_success_by_attempt.setdefault(success.attempt_id, success)
+
+    def _agent_interrupted(self, seq: int, event_id: str, payload: AgentInterrupted) -> None:
+        self.interruptions.append(Interruption(seq, event_id, payload.utterance_event_id))
+
+    def _run_ended(self, seq: int, event_id: str, payload: RunEnded) -> None:
+        if self.ended is None:
+            self.ended = End(seq, event_id, payload.reason_kind, payload.reason)
+
+    def _late_results(self) -> dict[str, LookupFailure]:
+        """Lookup successes (by event id) for attempts that had already failed, with the failure."""
+        late: dict[str, LookupFailure] = {}
+        if not self.lookup_failure_by_attempt:
+            return late
+        for success in self.lookup_successes.values():
+            failure = self.lookup_failure_by_attempt.get(success.attempt_id)
+            if failure is not None and failure.seq < success.seq:
+                late[success.id] = failure
+        return late
+
+    def _failures_by_revision(self) -> dict[int, LookupFailure]:
+        first: dict[int, LookupFailure] = {}
+        for failure in self.lookup_failures:
+            started = self.lookup_start_by_attempt.get(failure.attempt_id)
+            if started is not None:
+                first.setdefault(started.revision, failure)
+        return first
+
+    def confirmation_of(self, started: CommitStart) -> Understanding | None:
+        if started.confirmation_event_id is None:
+            return None
+        return self.understood.get(started.confirmation_event_id)
+
+
+def first_after(records: Iterable[L], seq: int) -> L | None:
+    for record in records:
+        if record.seq > seq:
+            return record
+    return None
