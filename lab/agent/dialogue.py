@@ -1,20 +1,26 @@
 """The scripted agent's dialogue policy: it reacts to the run's events with steps to take.
 
 Pure: no Django, no I/O, no clock. The agent only asks; in guarded runs the gate decides.
-A naive agent (unguarded mode) differs in one habit of its own, inventing a slot after a
-failed lookup; its other failures come from having no gate to stop it.
+A naive agent (unguarded mode) differs in habits of its own: it takes any agreeable reply
+as a go-ahead and invents a slot after a failed lookup; its other failures come from having
+no gate to stop it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lab.agent import wording
+from lab.agent.days import Week
+from lab.agent.understanding import WHEN_KEYS, Context, Understanding, understand
+from lab.agent.wording import describe, readback, reconfirm, spoken_amount
 from lab.events.types import (
     Action,
     Args,
     CallerUnderstood,
     CommitFailed,
     CommitSucceeded,
+    Confirmation,
     Event,
     GateDecision,
     IntentRevised,
@@ -28,13 +34,13 @@ from lab.events.types import (
     UnderstandingKind,
 )
 
-AGENT_VERSION = "scripted-agent-1"
+AGENT_VERSION = "scripted-agent-2"
 REQUIRED_ARGS: dict[Action, tuple[str, ...]] = {
     Action.BOOK: ("day",),
     Action.REFUND: ("order_number", "amount_cents"),
 }
-# When the caller names a new day, an earlier part of day or clock time no longer applies.
-DAY_DEPENDENT = ("part_of_day", "time")
+BOTH_TOOLS = frozenset(Action)
+_KEY_NAMES = {"order_number": "order number", "amount_cents": "amount", "day": "day"}
 
 
 @dataclass(frozen=True)
@@ -76,42 +82,6 @@ class Commit:
 Step = Say | Revise | Lookup | Propose | Commit
 
 
-def spoken_time(hhmm: str) -> str:
-    hour, minute = int(hhmm[:2]), hhmm[3:]
-    suffix = "AM" if hour < 12 else "PM"
-    return f"{(hour - 1) % 12 + 1}:{minute} {suffix}"
-
-
-def spoken_amount(cents: int) -> str:
-    return f"${cents // 100}.{cents % 100:02d}"
-
-
-def describe(action: Action, args: Args) -> str:
-    if action is Action.REFUND:
-        parts = []
-        if "amount_cents" in args:
-            parts.append(f"a refund of {spoken_amount(int(args['amount_cents']))}")
-        if "order_number" in args:
-            parts.append(f"on order {args['order_number']}")
-        return " ".join(parts) or "a refund"
-    words = [str(args.get("day", "")).capitalize(), str(args.get("part_of_day", ""))]
-    if "time" in args:
-        words.append(f"at {spoken_time(str(args['time']))}")
-    return " ".join(w for w in words if w) or "an appointment"
-
-
-def readback(proposal: ProposalMade) -> str:
-    if proposal.action is Action.REFUND:
-        return (
-            f"I can refund {spoken_amount(int(proposal.args['amount_cents']))} "
-            f"on order {proposal.args['order_number']}. Shall I go ahead?"
-        )
-    return (
-        f"I have {str(proposal.args['day']).capitalize()} at "
-        f"{spoken_time(str(proposal.args['time']))}. Shall I book it?"
-    )
-
-
 def invented_slot(args: Args) -> Args:
     """What a naive agent makes up when the calendar did not answer."""
     day = str(args.get("day", "monday"))
@@ -119,15 +89,38 @@ def invented_slot(args: Args) -> Args:
     return {"slot_id": f"{day[:3]}-{time.replace(':', '')}", "day": day, "time": time}
 
 
+def choose(options: list[Args], args: Args) -> Args | None:
+    """The slot that fits what the caller said best: inside any bounds, nearest any "around"."""
+    after, before = str(args.get("after", "00:00")), str(args.get("before", "24:00"))
+    fits = [option for option in options if after <= str(option.get("time", "")) < before]
+    if "around" in args:
+        around = _minutes(str(args["around"]))
+        fits.sort(key=lambda option: abs(_minutes(str(option["time"])) - around))
+    elif args.get("prefer") == "latest":
+        fits.sort(key=lambda option: str(option["time"]), reverse=True)
+    elif args.get("prefer") == "earliest":
+        fits.sort(key=lambda option: str(option["time"]))
+    return fits[0] if fits else None
+
+
+def _minutes(hhmm: str) -> int:
+    return int(hhmm[:2]) * 60 + int(hhmm[3:5])
+
+
 @dataclass
 class ScriptedAgent:
     naive: bool
+    tools: frozenset[Action] = BOTH_TOOLS
+    week: Week | None = None
     revision: int = 0
     action: Action | None = None
     args: Args = field(default_factory=dict)
     prepared: ProposalMade | None = None
     proposals: dict[str, ProposalMade] = field(default_factory=dict)
+    expired: dict[str, str] = field(default_factory=dict)
     attempts: dict[str, LookupStarted] = field(default_factory=dict)
+    expecting: tuple[str, ...] = ()
+    unsure: dict[str, str] = field(default_factory=dict)
 
     def greet(self) -> list[Step]:
         return [
@@ -136,6 +129,16 @@ class ScriptedAgent:
                 "greeting",
             )
         ]
+
+    def understand(self, text: str) -> Understanding:
+        """What a caller turn says, read against what the call is about so far."""
+        context = Context(
+            action=self.action,
+            expecting=self.expecting,
+            proposal_action=self.prepared.action if self.prepared else None,
+            week=self.week,
+        )
+        return understand(text, context)
 
     def observe(self, event: Event) -> list[Step]:
         """The steps this event calls for (often none)."""
@@ -156,11 +159,12 @@ class ScriptedAgent:
                 if self.prepared is None:
                     self.prepared = proposal
                 return [Say(readback(proposal), "readback", proposal.proposal_id)]
-            case ProposalExpired(proposal_id=pid):
+            case ProposalExpired(proposal_id=pid, reason_kind=reason_kind):
+                self.expired[pid] = reason_kind
                 if self.prepared is not None and self.prepared.proposal_id == pid:
                     self.prepared = None
             case GateDecision(outcome=Outcome.BLOCK) as decision:
-                return [self._on_blocked(decision)]
+                return self._on_blocked(decision)
             case CommitSucceeded(receipt=receipt, replayed=replayed):
                 what, ref = describe(receipt.action, receipt.args), receipt.receipt_id
                 if replayed:
@@ -175,44 +179,112 @@ class ScriptedAgent:
                 return [Say(f"That didn't go through: {reason}.", "failure")]
         return []
 
+    # -- caller turns -----------------------------------------------------------------------
+
     def _on_understood(self, understood: CallerUnderstood, event_id: str) -> list[Step]:
+        self.expecting = ()
+        self.unsure = dict(understood.ambiguous)
         match understood.kind:
             case UnderstandingKind.REQUEST | UnderstandingKind.CORRECTION:
                 return self._on_request(understood, event_id)
-            case UnderstandingKind.CONFIRM | UnderstandingKind.POSITIVE:
-                if self.naive and self.prepared is None:
-                    return [Say("There's nothing waiting for your confirmation yet.", "clarify")]
+            case UnderstandingKind.CONFIRM if not self.naive:
+                return self._on_confirm(event_id)
+            case UnderstandingKind.CONFIRM | UnderstandingKind.POSITIVE if self.naive:
+                # The naive habit: anything agreeable is a go-ahead.
+                if self.prepared is None:
+                    return [Say(wording.NOTHING_WAITING, "clarify")]
                 return [Commit(self.prepared, event_id)]
             case UnderstandingKind.DECLINE:
                 return [Say("Okay, I won't go ahead with that.", "acknowledge")]
+            case UnderstandingKind.QUESTION:
+                return [self._answer(understood)]
             case UnderstandingKind.UNSUPPORTED:
-                return [
-                    Say(
-                        "Sorry, I can't help with that here. "
-                        "I can book appointments and issue refunds.",
-                        "refuse",
-                    )
-                ]
-        return [Say("Sorry, I didn't catch that. Could you say it again?", "clarify")]
+                return [Say(wording.SCOPE, "refuse")]
+        return self._on_unsettled(understood)
+
+    def _on_confirm(self, event_id: str) -> list[Step]:
+        if self.prepared is not None:
+            return [Commit(self.prepared, event_id)]
+        # Confirmed just as an interruption expired the offer: the gate says so, then re-offer.
+        return [Commit(self._interrupted_offer(), event_id)]
+
+    def _on_unsettled(self, understood: CallerUnderstood) -> list[Step]:
+        """A reply that is no clear yes or no: ask again with the readback, or re-offer."""
+        if self.prepared is not None and not self.naive:
+            opening = (
+                "Yes, I'm here. Just to be sure:"
+                if understood.cue_kind == "presence"
+                else "Just to be sure:"
+            )
+            return [
+                Say(
+                    reconfirm(self.prepared, opening=opening),
+                    "reconfirm",
+                    self.prepared.proposal_id,
+                )
+            ]
+        offer = None if self.naive else self._interrupted_offer()
+        if offer is not None and understood.confirmation is not Confirmation.NOT_CONFIRM:
+            return [self._reoffer(offer)]
+        if understood.cue_kind == "presence":
+            return [Say("Yes, I'm here. How can I help?", "clarify")]
+        if understood.kind is UnderstandingKind.POSITIVE and not self.naive:
+            return [Say(f"How can I help? {wording.CAPABILITIES}", "clarify")]
+        return [Say(wording.NOT_CAUGHT, "clarify")]
+
+    def _answer(self, understood: CallerUnderstood) -> Say:
+        match understood.cue_kind:
+            case "identity":
+                return Say(wording.IDENTITY, "answer")
+            case "capabilities":
+                return Say(wording.CAPABILITIES, "answer")
+        return Say(wording.NO_FACTS, "answer")
 
     def _on_request(self, understood: CallerUnderstood, event_id: str) -> list[Step]:
         action = understood.action or self.action
         if action is None:
-            return [Say("Would you like to book an appointment or ask for a refund?", "clarify")]
+            return [Say(wording.WHICH_ACTION, "clarify")]
+        if action not in self.tools:
+            return [Say(wording.not_offered(action, self.tools), "refuse")]
         base = dict(self.args) if action is self.action else {}
-        if "day" in understood.args:
-            for key in DAY_DEPENDENT:
-                base.pop(key, None)
-        merged = {**base, **understood.args}
+        said = set(understood.args) | set(understood.ambiguous)
+        if "day" in said:
+            # A new day: an earlier part of the day or time no longer applies.
+            said |= set(WHEN_KEYS)
+        elif said & set(WHEN_KEYS):
+            said |= set(WHEN_KEYS)
+        merged = {k: v for k, v in base.items() if k not in said} | dict(understood.args)
         if action is self.action and merged == self.args:
+            if understood.ambiguous:
+                return [Say(self._ask_again(next(iter(understood.ambiguous))), "clarify")]
+            if self.prepared is not None and not self.naive:
+                return [Say(reconfirm(self.prepared), "reconfirm", self.prepared.proposal_id)]
+            if not self.naive and (offer := self._interrupted_offer()) is not None:
+                return [self._reoffer(offer)]
             return [Say(f"Yes, that's {describe(action, merged)}.", "acknowledge")]
         return [Revise(action, merged, dict(understood.heard), event_id)]
 
+    def _ask_again(self, key: str) -> str:
+        if key == "day":
+            span = f"I can book {self.week.span()}. " if self.week else ""
+            return f"I'm not sure which day you mean. {span}Which day would you like?"
+        heard = self.unsure.get(key, "")
+        return (
+            f'I heard the {_KEY_NAMES.get(key, key)} as "{heard}", which could be read more '
+            "than one way. Could you say it again, digit by digit?"
+        )
+
+    # -- the agent's own work ---------------------------------------------------------------
+
     def _on_revised(self, revised: IntentRevised) -> list[Step]:
         self.revision, self.action, self.args = revised.revision, revised.action, dict(revised.args)
-        missing = [key for key in REQUIRED_ARGS[revised.action] if key not in revised.args]
+        missing = tuple(key for key in REQUIRED_ARGS[revised.action] if key not in revised.args)
         if missing:
-            wanted = " and ".join(key.replace("_cents", "").replace("_", " ") for key in missing)
+            self.expecting = missing
+            unsure = next((key for key in missing if key in self.unsure), None)
+            if unsure is not None:
+                return [Say(self._ask_again(unsure), "clarify")]
+            wanted = " and ".join(_KEY_NAMES[key] for key in missing)
             return [Say(f"Could you tell me the {wanted}?", "clarify")]
         opening = "Got it, let me check" if revised.supersedes else "Let me check"
         return [
@@ -230,22 +302,24 @@ class ScriptedAgent:
         started = self.attempts.get(result.attempt_id)
         if started is None or started.revision != self.revision or self.action is None:
             return []
-        if not result.options:
-            return [Say(f"I have nothing for {describe(self.action, self.args)}.", "failure")]
-        option = result.options[0]
         if self.action is Action.REFUND:
-            ceiling = int(option["max_amount_cents"])
-            if int(self.args["amount_cents"]) > ceiling:
-                return [
-                    Say(f"I can refund at most {spoken_amount(ceiling)} on that order.", "failure")
-                ]
-            args = {
-                "order_number": option["order_number"],
-                "amount_cents": self.args["amount_cents"],
-            }
-        else:
-            args = dict(option)
-        return [Propose(self.revision, self.action, args, event_id)]
+            return self._refund_offer(result, event_id)
+        option = choose(result.options, self.args)
+        if option is None:
+            return [Say(f"I have nothing for {describe(self.action, self.args)}.", "failure")]
+        return [Propose(self.revision, self.action, dict(option), event_id)]
+
+    def _refund_offer(self, result: LookupSucceeded, event_id: str) -> list[Step]:
+        order = next(
+            (o for o in result.options if isinstance(o.get("max_amount_cents"), int)), None
+        )
+        if order is None:
+            return [Say(f"I have nothing for {describe(Action.REFUND, self.args)}.", "failure")]
+        ceiling = int(order["max_amount_cents"])
+        if int(self.args["amount_cents"]) > ceiling:
+            return [Say(f"I can refund at most {spoken_amount(ceiling)} on that order.", "failure")]
+        args = {"order_number": order["order_number"], "amount_cents": self.args["amount_cents"]}
+        return [Propose(self.revision, Action.REFUND, args, event_id)]
 
     def _on_lookup_failed(self, failure: LookupFailed) -> list[Step]:
         started = self.attempts.get(failure.attempt_id)
@@ -260,14 +334,31 @@ class ScriptedAgent:
             ]
         return [Say("I couldn't get an answer, so I can't offer anything yet.", "failure")]
 
-    def _on_blocked(self, decision: GateDecision) -> Say:
+    def _interrupted_offer(self) -> ProposalMade | None:
+        """The latest proposal of the current request, if an interruption (only) expired it."""
+        current = [p for p in self.proposals.values() if p.revision == self.revision]
+        if current and self.expired.get(current[-1].proposal_id) == "interrupted":
+            return current[-1]
+        return None
+
+    def _reoffer(self, proposal: ProposalMade) -> Propose:
+        return Propose(
+            proposal.revision, proposal.action, dict(proposal.args), proposal.grounded_on
+        )
+
+    def _on_blocked(self, decision: GateDecision) -> list[Step]:
         if decision.request.operation is not Operation.COMMIT:
-            return Say("I can't rely on that result, so I won't offer it.", "failure")
+            return [Say("I can't rely on that result, so I won't offer it.", "failure")]
         match decision.reason_kind:
             case "not_explicit":
-                return Say("I need a clear yes before I go ahead. Shall I?", "clarify")
-            case "no_proposal":
-                return Say("There's nothing waiting for your confirmation yet.", "clarify")
+                return [Say("I need a clear yes before I go ahead. Shall I?", "clarify")]
+            case "proposal_expired" if (offer := self._interrupted_offer()) is not None:
+                return [
+                    Say("Sorry, you cut in before I finished. Here it is again.", "clarify"),
+                    self._reoffer(offer),
+                ]
+            case "no_proposal" | "proposal_expired" if self.prepared is None:
+                return [Say(wording.NOTHING_WAITING, "clarify")]
             case "stale_revision" | "proposal_expired":
-                return Say("That request has changed, so I won't act on it.", "clarify")
-        return Say(f"I can't go ahead: {decision.reason}", "clarify")
+                return [Say("That request has changed, so I won't act on it.", "clarify")]
+        return [Say(f"I can't go ahead: {decision.reason}", "clarify")]

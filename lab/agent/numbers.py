@@ -268,6 +268,27 @@ def read_digit_string(spoken: Spoken, first: int, stop: int | None = None) -> Re
     return spoken.reading(_spell(words), run[0], run[-1] + 1)
 
 
+def read_digit_groups(
+    spoken: Spoken, first: int, stop: int | None = None
+) -> Reading[str | None] | None:
+    """Digits spelled from tokens[first], unless pauses split them into groups of several digits.
+
+    "4, 5, 1, 2" is one number said slowly; "4500, 12" may be one number or two, so its
+    reading is None: the caller is asked rather than given order 450012.
+    """
+    reading = read_digit_string(spoken, first, stop)
+    if reading is None:
+        return None
+    groups: list[list[str]] = [[]]
+    for index in range(reading.first, reading.end):
+        groups[-1].append(spoken.tokens[index].text)
+        if spoken.tokens[index].pause_after and index + 1 < reading.end:
+            groups.append([])
+    if len(groups) > 1 and any(len(_spell(group)) > 1 for group in groups):
+        return Reading(None, reading.heard, reading.first, reading.end)
+    return Reading(reading.value, reading.heard, reading.first, reading.end)
+
+
 def _trim_soundalikes(tokens: Sequence[Token], run: list[int]) -> list[int]:
     """Drop a trailing "to" or "for" that runs on into more words, as a preposition does.
 

@@ -7,9 +7,17 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+)
+
 
 Args = dict[str, str | int]
 
@@ -49,6 +57,36 @@ class UnderstandingKind(StrEnum):
     DECLINE = "decline"
     UNSUPPORTED = "unsupported"
     UNCLEAR = "unclear"
+    QUESTION = "question"
+
+
+class Confirmation(StrEnum):
+    """What a caller turn does to the proposal awaiting confirmation."""
+
+    CONFIRM = "confirm"
+    NOT_CONFIRM = "not_confirm"
+    UNCLEAR = "unclear"
+
+
+# Why a turn was classified as it was: the family of the cue it matched.
+CueKind = Literal[
+    "explicit",
+    "decline",
+    "presence",
+    "hedge",
+    "positive",
+    "unrelated",
+    "other_action",
+    "clarify",
+    "values",
+    "request",
+    "question",
+    "identity",
+    "capabilities",
+    "business_fact",
+    "out_of_scope",
+    "noise",
+]
 
 
 class _Payload(BaseModel):
@@ -77,7 +115,11 @@ class CallerUtterance(_Payload):
 
 
 class CallerUnderstood(_Payload):
-    """What the agent's language understanding made of one caller utterance."""
+    """What the agent's language understanding made of one caller utterance.
+
+    confirmation, cue_kind and cue say what the turn does to a pending proposal and why;
+    ambiguous names values that were said but could be read more than one way (ask again).
+    """
 
     type: Literal["caller.understood"] = "caller.understood"
     utterance_event_id: str
@@ -85,6 +127,21 @@ class CallerUnderstood(_Payload):
     action: Action | None = None
     args: Args = Field(default_factory=dict)
     heard: dict[str, str] = Field(default_factory=dict)
+    confirmation: Confirmation | None = None
+    cue_kind: CueKind | None = None
+    cue: str | None = None
+    ambiguous: dict[str, str] = Field(default_factory=dict)
+
+    # Added after logs were first written: left out while unset, so old events re-hash alike.
+    _added_later: ClassVar[tuple[str, ...]] = ("confirmation", "cue_kind", "cue", "ambiguous")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in self._added_later:
+            if not getattr(self, name):
+                data.pop(name, None)
+        return data
 
 
 class IntentRevised(_Payload):
@@ -103,7 +160,16 @@ class AgentUtterance(_Payload):
     type: Literal["agent.utterance"] = "agent.utterance"
     text: str
     purpose: Literal[
-        "greeting", "readback", "acknowledge", "clarify", "lookup", "failure", "receipt", "refuse"
+        "greeting",
+        "readback",
+        "reconfirm",
+        "acknowledge",
+        "clarify",
+        "answer",
+        "lookup",
+        "failure",
+        "receipt",
+        "refuse",
     ]
     duration_ms: int
     proposal_id: str | None = None
@@ -172,6 +238,15 @@ class LookupSucceeded(_Payload):
     type: Literal["tool.lookup.succeeded"] = "tool.lookup.succeeded"
     attempt_id: str
     options: list[Args]
+
+
+# The calendar's parts of the day as [start, end) hours: the adapter filters by them and the
+# agent maps what callers say ("after lunch", "around two") onto them.
+PARTS_OF_DAY: dict[str, tuple[int, int]] = {
+    "morning": (0, 12),
+    "afternoon": (12, 17),
+    "evening": (17, 24),
+}
 
 
 def option_grounds(option: Args, args: Args) -> bool:

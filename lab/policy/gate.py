@@ -323,6 +323,17 @@ class GateState:
 
     def _decide_commit(self, request: GateRequest) -> GateDecision:
         proposal = self._proposals.get(request.proposal_id) if request.proposal_id else None
+        if proposal is None and request.proposal_id is None:
+            # A confirmation that names nothing, just after the offer expired: say it expired.
+            expired = self._latest_expired(request.revision)
+            if expired is not None:
+                return _block(
+                    request,
+                    "proposal_expired",
+                    f"Proposal {expired.made.proposal_id} was made, then expired before this "
+                    "confirmation; it must be read back again.",
+                    [expired.event_id, str(expired.expired_by)],
+                )
         if proposal is None:
             return _block(request, "no_proposal", "No proposal with that id was made.", [])
         made = proposal.made
@@ -354,6 +365,12 @@ class GateState:
         if request.revision != self._revision:
             return self._stale(request, request.revision)
         return self._check_confirmation(request, proposal)
+
+    def _latest_expired(self, revision: int) -> _Proposal | None:
+        """The latest proposal of revision, if it expired and none was made after it."""
+        of_revision = [p for p in self._proposals.values() if p.made.revision == revision]
+        latest = of_revision[-1] if of_revision else None
+        return latest if latest is not None and latest.expired_by is not None else None
 
     def _check_confirmation(self, request: GateRequest, proposal: _Proposal) -> GateDecision:
         confirmation_id = request.confirmation_event_id

@@ -7,11 +7,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
-from lab.agent.understanding import understand
+from lab.agent.setup import scripted_agent
 from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (
-    CallerUnderstood,
     CallerUtterance,
     Event,
     EventPayload,
@@ -48,7 +47,7 @@ class AgentTurns:
         self.speaker = speaker
         self.tools = tools
         self.gate = GateState.from_events(events)
-        self.agent = ScriptedAgent(naive=not self.guarded)
+        self.agent: ScriptedAgent = scripted_agent(naive=not self.guarded, tools=tools.adapters)
         for event in events:
             self.agent.observe(event)
         self.steps: deque[Step] = deque()
@@ -76,16 +75,7 @@ class AgentTurns:
         async with self.lock:
             said = await self.record(CallerUtterance(text=text, source=source))
             await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
-            understanding = understand(text)
-            await self.record(
-                CallerUnderstood(
-                    utterance_event_id=said.id,
-                    kind=understanding.kind,
-                    action=understanding.action,
-                    args=understanding.args,
-                    heard=understanding.heard,
-                )
-            )
+            await self.record(self.agent.understand(text).event(said.id))
             await self.drain()
 
     async def drain(self) -> None:
