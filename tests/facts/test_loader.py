@@ -1,0 +1,182 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lab.facts.errors import ConstraintListError
+from lab.facts.loader import load_constraints, load_tenant, parse_constraints
+from lab.facts.schema import Capability, OpenHours
+
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "tenant-demo.v1.json"
+# The constraint list printed in the per-turn grader seed, verbatim.
+SEED = {
+    "price_list": [
+        {"id": "px_basic", "service": "basic detail", "price_usd": 149},
+        {"id": "px_premium", "service": "premium detail", "price_usd": 249},
+    ],
+    "hours": {"mon_fri": "08:00-18:00", "sat": "09:00-15:00", "sun": "closed"},
+    "policies": {
+        "refund": "no_cash_refunds_store_credit_only",
+        "reschedule": "free_up_to_24h_before",
+    },
+    "capabilities": ["book_appointment", "reschedule", "answer_pricing"],
+}
+
+
+def demo() -> dict:
+    return json.loads(DEMO.read_text())
+
+
+def refused(data: dict) -> ConstraintListError:
+    with pytest.raises(ConstraintListError) as caught:
+        parse_constraints(data)
+    return caught.value
+
+
+def test_the_demo_tenant_loads_as_its_named_version():
+    facts = load_tenant("demo")
+    assert (facts.tenant, facts.version) == ("demo", "demo_v1")
+    assert facts.service("px_full_service").price_cents == 12950
+    assert facts.hours["sunday"] == "closed"
+    assert facts.policies.refund is not None and facts.policies.refund.window_days == 14
+
+
+def test_the_demo_prices_match_what_the_ledger_orders_were_paid():
+    ledger = json.loads((DEMO.parent / "ledger.json").read_text())
+    prices = {service.price_cents for service in load_tenant("demo").services}
+    assert {order["paid_cents"] for order in ledger["orders"]} <= prices
+
+
+def test_every_calendar_slot_lies_inside_the_demo_opening_hours():
+    calendar = json.loads((DEMO.parent / "calendar.json").read_text())
+    hours = load_tenant("demo").hours
+    for slot in calendar["slots"]:
+        day = hours[slot["day"]]
+        assert isinstance(day, OpenHours)
+        assert day.opens <= slot["time"] < day.closes
+
+
+def test_the_digest_is_stable_and_changes_with_any_fact():
+    first, again = load_tenant("demo"), load_constraints(DEMO)
+    assert first.digest() == again.digest()
+    changed = demo()
+    changed["services"][0]["price_cents"] += 1
+    assert parse_constraints(changed).digest() != first.digest()
+
+
+def test_a_bad_price_is_refused_with_its_path():
+    data = demo()
+    data["services"][1]["price_cents"] = -5
+    error = refused(data)
+    assert error.path == "services[1].price_cents"
+    assert "greater than or equal to 0" in error.message
+
+
+def test_hours_that_close_before_they_open_are_refused_with_the_day():
+    data = demo()
+    data["hours"]["saturday"] = {"opens": "14:00", "closes": "10:00"}
+    error = refused(data)
+    assert error.path.startswith("hours.saturday")
+    assert "closes at 10:00" in error.message
+
+
+def test_an_unknown_capability_is_refused_with_its_index():
+    data = demo()
+    data["capabilities"]["cannot"].append("teleport")
+    assert refused(data).path == "capabilities.cannot[8]"
+
+
+def test_a_promotion_for_an_unknown_service_is_refused():
+    data = demo()
+    data["promotions"][0]["services"] = ["px_nothing"]
+    assert "unknown services ['px_nothing']" in refused(data).message
+
+
+def test_a_typo_in_a_field_name_is_refused_rather_than_ignored():
+    data = demo()
+    data["policies"]["refund"]["window_day"] = 30
+    assert refused(data).path == "policies.refund.window_day"
+
+
+def test_a_file_that_is_not_json_names_the_line(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "tenant": "demo",\n  oops\n}')
+    with pytest.raises(ConstraintListError) as caught:
+        load_constraints(path)
+    assert caught.value.path == "line 3 column 3"
+
+
+def test_a_file_edited_in_place_under_another_version_is_refused(tmp_path):
+    data = demo()
+    data["version"] = "demo_v2"
+    (tmp_path / "tenant-demo.v1.json").write_text(json.dumps(data))
+    with pytest.raises(ConstraintListError, match="holds 'demo_v2'"):
+        load_tenant("demo", directory=tmp_path)
+
+
+def test_the_newest_version_is_loaded_unless_one_is_named(tmp_path):
+    (tmp_path / "tenant-demo.v1.json").write_text(DEMO.read_text())
+    newer = demo() | {"version": "demo_v2"}
+    (tmp_path / "tenant-demo.v2.json").write_text(json.dumps(newer))
+    assert load_tenant("demo", directory=tmp_path).version == "demo_v2"
+    assert load_tenant("demo", 1, directory=tmp_path).version == "demo_v1"
+    with pytest.raises(ConstraintListError, match=r"versions \[1, 2\]"):
+        load_tenant("demo", 3, directory=tmp_path)
+
+
+def test_the_seed_shape_is_accepted_and_converted():
+    facts = parse_constraints(SEED)
+    assert [(s.id, s.name, s.price_cents) for s in facts.services] == [
+        ("px_basic", "basic detail", 14900),
+        ("px_premium", "premium detail", 24900),
+    ]
+    weekday = OpenHours(opens="08:00", closes="18:00")
+    assert all(facts.hours[day] == weekday for day in ("monday", "wednesday", "friday"))
+    assert facts.hours["saturday"] == OpenHours(opens="09:00", closes="15:00")
+    assert facts.hours["sunday"] == "closed"
+    refund = facts.policies.refund
+    assert refund is not None and (refund.method, refund.allowed) == ("store_credit", True)
+    reschedule = facts.policies.reschedule
+    assert reschedule is not None and reschedule.free_until_hours_before == 24
+    assert facts.capabilities.can == (
+        Capability.BOOK_APPOINTMENT,
+        Capability.RESCHEDULE_APPOINTMENT,
+        Capability.ANSWER_PRICING,
+    )
+
+
+def test_a_seed_list_is_versioned_by_its_content():
+    first = parse_constraints(SEED)
+    assert first.version.startswith("seed_") and first.tenant == "external"
+    assert parse_constraints(json.loads(json.dumps(SEED))).version == first.version
+    dearer = json.loads(json.dumps(SEED))
+    dearer["price_list"][0]["price_usd"] = 150
+    assert parse_constraints(dearer).version != first.version
+
+
+def test_seed_prices_in_dollars_and_cents_convert_exactly():
+    data = json.loads(json.dumps(SEED))
+    data["price_list"][0]["price_usd"] = 129.95
+    assert parse_constraints(data).services[0].price_cents == 12995
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (lambda d: d["hours"].update({"mon_fri": "8am-6pm"}), "hours.mon_fri"),
+        (lambda d: d["hours"].update({"someday": "08:00-10:00"}), "hours.someday"),
+        (lambda d: d["hours"].update({"sat": "15:00-09:00"}), "hours.sat"),
+        (lambda d: d["hours"].update({"weekends": "closed"}), "hours.weekends"),
+        (lambda d: d["capabilities"].append("fly"), "capabilities[3]"),
+        (lambda d: d["price_list"][1].update({"price_usd": "lots"}), "price_list[1].price_usd"),
+        (lambda d: d["price_list"][1].update({"price_usd": 1.005}), "price_list[1].price_usd"),
+        (lambda d: d.update({"price_list": []}), "price_list"),
+        (lambda d: d.update({"extra": 1}), "extra"),
+    ],
+)
+def test_a_bad_seed_list_is_refused_with_the_path_of_the_error(change, path):
+    data = json.loads(json.dumps(SEED))
+    change(data)
+    assert refused(data).path == path
