@@ -5,11 +5,13 @@ Pure: a function of the constraint list alone, so a list version names its knowl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from lab.events.chain import digest
+from lab.facts.days import WEEKDAYS, Weekday
 from lab.facts.schema import (
-    WEEKDAYS,
     Capability,
     ChangePolicy,
     ConstraintList,
@@ -125,24 +127,29 @@ def _price_chunks(constraints: ConstraintList) -> list[Chunk]:
 
 
 def _hours_chunk(constraints: ConstraintList) -> Chunk:
-    groups: list[tuple[list[str], DayHours | None]] = []
-    for day in WEEKDAYS:
-        hours = constraints.hours.get(day)
-        if groups and groups[-1][1] == hours:
-            groups[-1][0].append(day)
-        else:
-            groups.append(([day], hours))
-    parts = [f"{_day_span(days)} {_say_hours(hours)}" for days, hours in groups]
     return Chunk(
         id="kb.hours",
         kind="hours",
-        text=f"Opening hours of {constraints.business}: {'; '.join(parts)}.",
+        text=f"Opening hours of {constraints.business}: {describe_hours(constraints, WEEKDAYS)}.",
         terms=_TERMS["hours"],
         constraint_refs=tuple(f"hours.{day}" for day in WEEKDAYS if day in constraints.hours),
     )
 
 
-def _day_span(days: list[str]) -> str:
+def describe_hours(constraints: ConstraintList, days: Sequence[Weekday]) -> str:
+    """The listed hours of days in words, consecutive days with equal hours said once."""
+    groups: list[tuple[list[Weekday], DayHours | None]] = []
+    for day in days:
+        hours = constraints.hours.get(day)
+        follows = groups and WEEKDAYS.index(day) == WEEKDAYS.index(groups[-1][0][-1]) + 1
+        if follows and groups[-1][1] == hours:
+            groups[-1][0].append(day)
+        else:
+            groups.append(([day], hours))
+    return "; ".join(f"{_day_span(group)} {_say_hours(hours)}" for group, hours in groups)
+
+
+def _day_span(days: list[Weekday]) -> str:
     first, last = days[0].capitalize(), days[-1].capitalize()
     return first if len(days) == 1 else f"{first} to {last}"
 

@@ -13,9 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from lab.events.chain import digest
+from lab.facts.days import Weekday
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _CLOCK = re.compile(r"([01]\d|2[0-3]):[0-5]\d|24:00")
 
 

@@ -14,37 +14,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lab.events.chain import digest
+from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
 from lab.facts.errors import ConstraintListError, error_from_validation
 from lab.facts.schema import (
-    WEEKDAYS,
     Capability,
     ChangePolicy,
     ConstraintList,
+    DayHours,
     OpenHours,
     Policies,
     Promotion,
     RefundPolicy,
 )
 
-_DAY_NAMES = (
-    {day: day for day in WEEKDAYS}
-    | {day[:3]: day for day in WEEKDAYS}
-    | {
-        "tues": "tuesday",
-        "weds": "wednesday",
-        "thur": "thursday",
-        "thurs": "thursday",
-    }
-)
-_DAY_GROUPS = {
-    "weekdays": WEEKDAYS[:5],
-    "weekday": WEEKDAYS[:5],
-    "weekends": WEEKDAYS[5:],
-    "weekend": WEEKDAYS[5:],
-    "daily": WEEKDAYS,
-    "every_day": WEEKDAYS,
-    "everyday": WEEKDAYS,
-}
+_DAY_KEYS: dict[str, Weekday] = DAY_NAMES | {"sat": "saturday", "sun": "sunday"}
+_GROUP_KEYS = DAY_GROUPS | {"every_day": WEEKDAYS, "everyday": WEEKDAYS}
 _CAPABILITY_NAMES = {c.value: c for c in Capability} | {
     "book": Capability.BOOK_APPOINTMENT,
     "booking": Capability.BOOK_APPOINTMENT,
@@ -127,15 +111,15 @@ def _indexed(names: tuple[str, ...]) -> list[tuple[str, int]]:
     return [(name, index) for index, name in enumerate(names)]
 
 
-def _hours(hours: dict[str, str]) -> dict[str, OpenHours | str]:
-    converted: dict[str, OpenHours | str] = {}
+def _hours(hours: dict[str, str]) -> dict[Weekday, DayHours]:
+    converted: dict[Weekday, DayHours] = {}
     for key, value in hours.items():
         path = f"hours.{key}"
         days = _days(key)
         if days is None:
             raise ConstraintListError(path, f"not a day or day range: {key!r}")
         if value.strip().lower() == "closed":
-            day_hours: OpenHours | str = "closed"
+            day_hours: DayHours = "closed"
         elif match := _RANGE.fullmatch(value.strip()):
             opens, closes = (clock.zfill(5) for clock in match.groups())
             try:
@@ -152,18 +136,16 @@ def _hours(hours: dict[str, str]) -> dict[str, OpenHours | str]:
     return converted
 
 
-def _days(key: str) -> tuple[str, ...] | None:
+def _days(key: str) -> tuple[Weekday, ...] | None:
     """The weekdays a seed hours key names: "mon_fri", "sat", "weekends", "monday"."""
     key = key.strip().lower()
-    if key in _DAY_GROUPS:
-        return _DAY_GROUPS[key]
-    if key in _DAY_NAMES:
-        return (_DAY_NAMES[key],)
+    if key in _GROUP_KEYS:
+        return _GROUP_KEYS[key]
+    if key in _DAY_KEYS:
+        return (_DAY_KEYS[key],)
     parts = re.split("\\s*(?:_|-|\u2013|\\bto\\b|\\bthrough\\b)\\s*", key)
-    if len(parts) == 2 and all(part in _DAY_NAMES for part in parts):
-        first, last = (WEEKDAYS.index(_DAY_NAMES[part]) for part in parts)
-        if first < last:
-            return WEEKDAYS[first : last + 1]
+    if len(parts) == 2 and all(part in _DAY_KEYS for part in parts):
+        return day_range(_DAY_KEYS[parts[0]], _DAY_KEYS[parts[1]])
     return None
 
 

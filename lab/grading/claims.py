@@ -1,0 +1,115 @@
+"""The kinds of factual claim an agent utterance can make, each with the values it names.
+
+Pure data: lab.grading.extraction finds them, lab.grading.checks checks them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from lab.facts.days import Weekday
+from lab.facts.schema import Capability
+from lab.grading.lexicon import Clock
+from lab.grading.phrases import PolicyTopic
+from lab.grading.schema import Category, Verdict
+
+PolicyFeature = Literal[
+    "allowed",
+    "refused",
+    "window",
+    "store_credit",
+    "original_payment",
+    "unconditional",
+    "free",
+    "free_anytime",
+    "fee",
+    "unlisted",
+]
+
+
+@dataclass(frozen=True)
+class PriceClaim:
+    heard: str
+    cents: int
+    service: str | None
+    approximate: bool
+    discounted: bool
+
+
+@dataclass(frozen=True)
+class PercentClaim:
+    heard: str
+    percent: int
+
+
+@dataclass(frozen=True)
+class PromoClaim:
+    heard: str
+
+
+@dataclass(frozen=True)
+class HoursClaim:
+    heard: str
+    days: tuple[Weekday, ...] | None  # None: the utterance names no day
+    closed: bool
+    opens: Clock | None = None
+    closes: Clock | None = None
+    within: tuple[Clock, ...] = ()
+    always: bool = False
+
+
+@dataclass(frozen=True)
+class PolicyClaim:
+    heard: str
+    topic: PolicyTopic
+    feature: PolicyFeature
+    hours: float | None = None
+    cents: int | None = None
+
+
+@dataclass(frozen=True)
+class CapabilityClaim:
+    heard: str
+    capability: Capability
+
+
+@dataclass(frozen=True)
+class AvailabilityClaim:
+    heard: str
+    day: Weekday | None
+    time: Clock | None
+    cents: int | None = None
+    none_left: bool = False
+
+
+@dataclass(frozen=True)
+class LooseClaim:
+    """A claim the list has no field for: out of scope, or a value only a human can attribute."""
+
+    heard: str
+    category: Category
+    verdict: Verdict
+    reason: str
+
+
+Claim = (
+    PriceClaim
+    | PercentClaim
+    | PromoClaim
+    | HoursClaim
+    | PolicyClaim
+    | CapabilityClaim
+    | AvailabilityClaim
+    | LooseClaim
+)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the preceding caller turn and earlier sentences say the agent is talking about."""
+
+    services: tuple[str, ...] = ()
+    days: tuple[Weekday, ...] = ()
+    asks_hours: bool = False
+    topics: tuple[PolicyTopic, ...] = ()
