@@ -279,14 +279,19 @@ def read_digit_groups(
     reading = read_digit_string(spoken, first, stop)
     if reading is None:
         return None
-    groups: list[list[str]] = [[]]
+    tokens = spoken.tokens
+    groups: list[list[int]] = [[]]
     for index in range(reading.first, reading.end):
-        groups[-1].append(spoken.tokens[index].text)
-        if spoken.tokens[index].pause_after and index + 1 < reading.end:
+        groups[-1].append(index)
+        if tokens[index].pause_after and index + 1 < reading.end:
             groups.append([])
-    if len(groups) > 1 and any(len(_spell(group)) > 1 for group in groups):
-        return Reading(None, reading.heard, reading.first, reading.end)
-    return Reading(reading.value, reading.heard, reading.first, reading.end)
+    if len(groups) == 1 or all(len(_spell([tokens[i].text for i in g])) == 1 for g in groups):
+        return Reading(reading.value, reading.heard, reading.first, reading.end)
+    first, second = groups[0], groups[1]
+    if _is_long_literal(tokens[first[-1]].text) and not _LITERAL.fullmatch(tokens[second[0]].text):
+        # Written digits, then words after a pause ("7301, twenty-five"): the words are apart.
+        return read_digit_groups(spoken, reading.first, first[-1] + 1)
+    return Reading(None, reading.heard, reading.first, reading.end)
 
 
 def _trim_soundalikes(tokens: Sequence[Token], run: list[int]) -> list[int]:

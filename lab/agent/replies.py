@@ -43,7 +43,7 @@ _CLARIFY = re.compile(
     r"\b(?:repeat|say (?:that|it) again|say again|pardon|come again|what did you say|what was that"
     r"|(?:didn't|did not|couldn't|could not) (?:catch|hear|get)|once more|one more time"
     r"|what (?:time|day) (?:was|is) (?:that|it)|which (?:day|time)(?: was (?:that|it))?"
-    r"|what time did you say|what day did you say|excuse me|huh)\b"
+    r"|what time did you say|what day did you say|excuse me|(?<!uh )huh)\b"
 )
 _DECLINE = re.compile(
     r"\b(?:no|nope|nah|negative|not (?:yet|now|today|right|correct|quite|really|that one|that)"
@@ -54,7 +54,8 @@ _HEDGE = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|might|i guess|i suppose|i think|i believe|hmm+|hm"
     r"|so far|let me (?:think|check|see)|think about it|kind of|sort of|wait|hold on|hang on"
     r"|one sec(?:ond)?|give me a (?:sec|second|minute|moment)|for now|i hope|we'll see"
-    r"|hard to say|torn|i need to check|ask my \w+|should be)\b"
+    r"|hard to say|torn|i need to check|ask my \w+|should be"
+    r"|(?:uh|um|er|erm|uhm) (?=yes|yeah|yep|ok|okay|sure))\b"
 )
 _UNCERTAIN = re.compile(
     r"\b(?:not (?:so )?(?:sure|certain)|unsure|(?:don't|dont|do not) know|no idea)\b"
@@ -133,10 +134,8 @@ _BESIDE_A_YES = frozenset(
         "so",
         "well",
         "oh",
-        "um",
-        "uh",
-        "er",
         "ah",
+        "thing",
         "just",
         "the",
         "a",

@@ -19,10 +19,12 @@ UNSUPPORTED = re.compile(
     r"|(?:cancel|move|change|modify|update|shift|push back) (?:my|our|(?:the |an |my )?existing)"
     r" (?:\w+ )?(?:appointment|booking|reservation)"
     r"|reschedul\w*|postpone\w*"
-    r"|(?:transfer|connect|put) me|(?:speak|talk|speaking|talking) (?:to|with)"
+    r"|(?:transfer|connect) me|put me (?:through|on to|onto)|(?:speak|talk|speaking|talking)"
+    r" (?:to|with)"
     r"|real person|human being|a human|manager|supervisor|representative|operator"
     r"|customer service"
-    r"|weather|forecast|temperature"
+    r"|weather|forecast|temperature|(?:going to|gonna|will it) (?:rain|snow)"
+    r"|newsletter|mailing list|gift cards?"
     r"|(?:change|update|reset|edit|fix|new|forgot) (?:my |the |our )?(?:\w+ )?"
     r"(?:address|password|email|phone number|username|payment method|card details)"
     r"|where(?:'s| is) my order|track\w* (?:my |the )?order|order status|status of my order"
@@ -45,8 +47,13 @@ _BUSINESS_FACT = re.compile(
     r"\b(?:open|opening|close|closing|hours|price|prices|cost|costs|how much|charge|fee|fees"
     r"|rates?|where are you|address|located|location|parking|directions|services"
     r"|do you (?:do|offer)|policy|policies"
-    r"|pay (?:by|with|in)|payment|cash|credit cards?|walk ?ins?|discount|promotion|deal"
+    r"|pay (?:by|with|in)|payment|cash|credit cards?|walk ?ins?|discounts?|promotions?|deals?"
     r"|website|phone number|email address)\b"
+)
+_ABOUT_THE_BUSINESS = re.compile(
+    r"\b(?:are you open|(?:do|will) you (?:open|close)|open(?:ing)? (?:hours|times)"
+    r"|what time do you (?:open|close)|closing time|hours|prices?|costs?"
+    r"|how much (?:is|does|do|are)|policy|policies)\b"
 )
 _QUESTION = re.compile(
     r"^(?:so |and |but |um |uh |oh |ok |okay |also |yes |yeah |sorry |and )*"
@@ -142,6 +149,13 @@ def classify_identity(phrases: Phrases) -> Scope | None:
     """ "Who am I speaking to?", "Are you a robot?": asked before anything else is read."""
     if cue := phrases.first(_IDENTITY):
         return Scope(UnderstandingKind.QUESTION, "identity", cue)
+    return None
+
+
+def classify_business_question(phrases: Phrases) -> Scope | None:
+    """A question about hours, prices or policies, read before any day or time it names."""
+    if phrases.first(_QUESTION) and (cue := phrases.first(_ABOUT_THE_BUSINESS)):
+        return Scope(UnderstandingKind.QUESTION, "business_fact", cue)
     return None
 
 

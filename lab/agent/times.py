@@ -65,7 +65,8 @@ _LANDMARKS: tuple[tuple[re.Pattern[str], str | None, str | None], ...] = tuple(
         (r"after (?:lunch|lunchtime|noon|midday|twelve)|in the pm", "afternoon", None),
         (r"after (?:work|hours)", "evening", None),
         (
-            r"as early as (?:possible|you can|you have)|earliest(?: (?:slot|time|one|possible))?",
+            r"(?:as )?early as (?:possible|you can|you have)"
+            r"|earliest(?: (?:slot|time|one|possible))?",
             None,
             "earliest",
         ),
@@ -289,8 +290,9 @@ def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Readi
         return None
     meridiem, end, o_clock = _time_suffix(tokens, index, stop, hour)
     compact = len(text) >= 3 and text.isdigit()
+    loose = _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop)
     # A lone number is a time only when something says so; "930" needs even more.
-    evidence = bool(meridiem) or o_clock or cued
+    evidence = bool(meridiem) or o_clock or cued or loose or tokens[first].text.endswith("ish")
     if not (evidence or (not compact and (spelled_minutes or _part_of_day_follows(tokens, end)))):
         return None
     if minute >= 60 or hour > 23 or (meridiem == "am" and hour > 12):

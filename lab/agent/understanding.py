@@ -9,37 +9,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lab.agent.days import Week, read_day
-from lab.agent.numbers import (
-    HOMOPHONES,
-    Reading,
-    Spoken,
-    Token,
-    decimal_cents,
-    read_amount,
-    read_digit_groups,
-    read_number,
-    tokenize,
-)
+from lab.agent.days import Week
+from lab.agent.numbers import Reading, Token, tokenize
 from lab.agent.phrases import Phrases
 from lab.agent.replies import classify_reply, explicit_cues
 from lab.agent.scope import (
     UNSUPPORTED,
+    classify_business_question,
     classify_identity,
     classify_question,
     classify_scope,
     confirmation_of,
 )
-from lab.agent.times import (
-    Clock,
-    is_approximate,
-    landmarks,
-    part_of,
-    read_bare_range,
-    read_bounds,
-    read_part_of_day,
-    read_time,
-)
+from lab.agent.times import Clock, part_of
+from lab.agent.values import Candidate, Value, extract
 from lab.events.types import (
     Action,
     Args,
@@ -53,41 +36,6 @@ WHEN_KEYS = ("part_of_day", "time", "around", "after", "before", "prefer")
 BOOK_KEYS = ("day", *WHEN_KEYS)
 REFUND_KEYS = ("order_number", "amount_cents")
 
-_ORDER_CUE_FILLERS = frozenset({"number", "no", "num", "#", "is", "was", "id", "it's"})
-# "number" alone starts an order number unless it is plainly some other number.
-_OTHER_NUMBERS = frozenset(
-    {"phone", "telephone", "cell", "mobile", "card", "account", "credit", "contact", "my", "your"}
-)
-# A bare number followed by one of these counts things; it is no amount of money.
-_COUNTED = frozenset(
-    [
-        "items",
-        "item",
-        "things",
-        "thing",
-        "times",
-        "days",
-        "day",
-        "weeks",
-        "week",
-        "months",
-        "month",
-        "years",
-        "year",
-        "hours",
-        "hour",
-        "minutes",
-        "minute",
-        "people",
-        "person",
-        "percent",
-        "of",
-        "pieces",
-        "units",
-        "boxes",
-        "orders",
-    ]
-)
 _NEGATORS = frozenset({"not", "never", "cannot", "dont", "cant"})
 _NEGATOR_PAIRS = frozenset({("instead", "of"), ("rather", "than"), ("other", "than")})
 # Words that start a new clause, so a negation before them does not reach past them.
@@ -99,7 +47,9 @@ _CORRECTION = re.compile(
     r"\b(?:actually|make (?:that|it)|instead|change (?:it |that |this )?to|switch (?:it |that )?to"
     r"|wait no|no wait|rather|i meant|i mean|scratch that|correction|how about|what about"
     r"|on second thought|should be)\b"
-    r"|(?<!order )\b(?:no|nope|nah)\b"
+    r"|\bwrong\b"
+    r"|\b(?:lower|raise|reduce|increase|drop|bring) (?:it|that|the amount)(?: down| up)? to\b"
+    r"|(?<!order )\b(?:no|nope|nah)\b(?! (?:later|earlier|more|less|sooner|problem|worries))"
     r"|\b(?:yes|yeah|yep|ok|okay|sure)\b.*\bbut\b"
 )
 _ASKING = re.compile(
@@ -156,10 +106,6 @@ class Understanding:
         )
 
 
-_Value = str | int | Clock | None
-_Candidate = tuple[str, Reading[_Value]]
-
-
 def understand(text: str, context: Context | None = None) -> Understanding:
     """Classify one utterance and pull out the booking or refund values it names."""
     context = context or Context()
@@ -168,6 +114,11 @@ def understand(text: str, context: Context | None = None) -> Understanding:
     not_confirm = Confirmation.NOT_CONFIRM
     if identity := classify_identity(phrases):
         return Understanding(identity.kind, None, {}, {}, not_confirm, "identity", identity.cue)
+    if business := classify_business_question(phrases):
+        # "Are you open on Sunday?" asks about the business, not for a Sunday slot.
+        return Understanding(
+            business.kind, None, {}, {}, not_confirm, "business_fact", business.cue
+        )
     if cue := phrases.first(UNSUPPORTED):
         # The agent refuses these outright, so nothing in them may feed an intent.
         return Understanding(
@@ -178,10 +129,13 @@ def understand(text: str, context: Context | None = None) -> Understanding:
     refund_words = phrases.find(_REFUND) | order_words
     book_words = phrases.find(_BOOK)
     money_talk = bool(refund_words) or (context.action is Action.REFUND and not book_words)
-    candidates, money_talk = _extract(spoken, phrases, money_talk=money_talk, context=context)
+    candidates, money_talk = extract(
+        spoken, phrases, money_talk=money_talk, expecting=context.expecting, week=context.week
+    )
     if money_talk:
         refund_words |= phrases.find(_REFUND_ASR)
     corrections = phrases.find(_CORRECTION)
+    negated = _unnegate_replacements(candidates, negated, spoken.tokens)
     kept = _latest(candidates, negated, corrections)
     action = _action(refund_words, book_words, kept, context)
     keys = REFUND_KEYS if action is Action.REFUND else BOOK_KEYS if action else ()
@@ -219,7 +173,7 @@ def _reply_words(phrases: Phrases) -> bool:
 
 
 def _action(
-    refund_words: set[int], book_words: set[int], kept: dict[str, Reading[_Value]], context: Context
+    refund_words: set[int], book_words: set[int], kept: dict[str, Reading[Value]], context: Context
 ) -> Action | None:
     """The action talked about: a word that names it first, then the kind of values given."""
     if refund_words:
@@ -234,7 +188,7 @@ def _action(
     return None
 
 
-def _values(kept: dict[str, Reading[_Value]]) -> tuple[Args, dict[str, str], dict[str, str]]:
+def _values(kept: dict[str, Reading[Value]]) -> tuple[Args, dict[str, str], dict[str, str]]:
     """Canonical args, what each was heard as, and what was said but cannot be settled."""
     ambiguous = {key: reading.heard for key, reading in kept.items() if reading.value is None}
     settled = {key: reading for key, reading in kept.items() if reading.value is not None}
@@ -269,8 +223,8 @@ def _derived_part(args: Args) -> str | None:
 
 
 def _latest(
-    candidates: list[_Candidate], negated: set[int], corrections: set[int]
-) -> dict[str, Reading[_Value]]:
+    candidates: list[Candidate], negated: set[int], corrections: set[int]
+) -> dict[str, Reading[Value]]:
     """For each key, the last value said that was not negated ("Thursday, not Tuesday").
 
     The parts of "when" go together: after a correction, the last-named ones replace all
@@ -288,139 +242,24 @@ def _latest(
     return {key: reading for key, reading in ordered}
 
 
-def _extract(
-    spoken: Spoken, phrases: Phrases, *, money_talk: bool, context: Context
-) -> tuple[list[_Candidate], bool]:
-    """Every value named, and whether the utterance talks money (a refund word, amount, order)."""
-    extraction = _Extraction(spoken, context)
-    money_talk = extraction.money(money_talk=money_talk)
-    extraction.when(phrases)
-    return extraction.candidates, money_talk
+def _unnegate_replacements(
+    candidates: list[Candidate], negated: set[int], tokens: tuple[Token, ...]
+) -> set[int]:
+    """ "not Tuesday Thursday": a negation covers its first value; the next one replaces it.
 
-
-class _Extraction:
-    """Reads values most specific first, so that each token is read once."""
-
-    def __init__(self, spoken: Spoken, context: Context) -> None:
-        self.spoken = spoken
-        self.tokens = spoken.tokens
-        self.context = context
-        self.claimed: set[int] = set()
-        self.candidates: list[_Candidate] = []
-
-    def claim(self, key: str, reading: Reading[_Value]) -> None:
-        self.candidates.append((key, reading))
-        self.claimed.update(range(reading.first, reading.end))
-
-    def free_end(self, first: int) -> int:
-        tokens = range(first, len(self.tokens))
-        return next((index for index in tokens if index in self.claimed), len(self.tokens))
-
-    def unclaimed(self) -> list[int]:
-        return [index for index in range(len(self.tokens)) if index not in self.claimed]
-
-    def money(self, *, money_talk: bool) -> bool:
-        spoken, tokens = self.spoken, self.tokens
-        for index in self.unclaimed():
-            if index not in self.claimed and (
-                amount := read_amount(spoken, index, self.free_end(index))
-            ):
-                self.claim("amount_cents", amount)
-        for index in self.unclaimed():
-            if index not in self.claimed and _cues_order_number(tokens, index):
-                start = index + 1
-                while start < len(tokens) and tokens[start].text in _ORDER_CUE_FILLERS:
-                    start += 1
-                if start not in self.claimed and (
-                    order := read_digit_groups(spoken, start, self.free_end(start))
-                ):
-                    self.claim("order_number", order)
-        money_talk = money_talk or bool(self.candidates)
-        for index in self.unclaimed():
-            # A bare "25.00" is money in a refund and a clock ("9.30") everywhere else.
-            text = tokens[index].text
-            if re.fullmatch(r"[\d,]+\.\d\d", text) and (money_talk or not _is_clock(text)):
-                cents = decimal_cents(text)
-                if cents is not None:
-                    self.claim("amount_cents", spoken.reading(cents, index, index + 1))
-        if money_talk:
-            self.bare_numbers()
-        return money_talk
-
-    def bare_numbers(self) -> None:
-        """Numbers said without "order" or "dollars" in a refund: the order, or the amount.
-
-        A spelled digit string, or four digits and more, is an order number; a number said as
-        a number ("thirty-five", "40") is an amount, unless the agent asked for one alone.
-        """
-        spoken, tokens, expecting = self.spoken, self.tokens, self.context.expecting
-        for index in self.unclaimed():
-            if index in self.claimed or tokens[index].text in HOMOPHONES:
-                continue
-            # Bare, "to" and "for" are words: a digit run stops at the first of them.
-            stop = self.free_end(index)
-            stop = next((i for i in range(index, stop) if tokens[i].text in HOMOPHONES), stop)
-            digits = read_digit_groups(spoken, index, stop)
-            number = read_number(spoken, index, stop)
-            counted = number is not None and _at(tokens, number.end) in _COUNTED
-            if counted:
-                continue
-            spelled = digits is not None and (
-                digits.value is None
-                or len(digits.value) >= 4
-                or number is None
-                or digits.end > number.end
-            )
-            if digits is not None and (
-                expecting == ("order_number",) or (spelled and expecting != ("amount_cents",))
-            ):
-                self.claim("order_number", digits)
-            elif number is not None:
-                self.claim(
-                    "amount_cents", spoken.reading(number.value * 100, number.first, number.end)
-                )
-
-    def when(self, phrases: Phrases) -> None:
-        """Days, landmarks, bounds, ranges, clock times and parts of the day."""
-        spoken = self.spoken
-        for key, reading in landmarks(phrases):
-            if not self.claimed.intersection(range(reading.first, reading.end)):
-                self.candidates.append((key, reading))
-        for _, reading in self.candidates:
-            self.claimed.update(range(reading.first, reading.end))
-        for index in self.unclaimed():
-            if index in self.claimed:
-                continue
-            stop = self.free_end(index)
-            if day := read_day(spoken, index, stop, self.context.week):
-                self.claim("day", day)
-            elif bounds := read_bounds(spoken, index, stop):
-                for key, reading in bounds:
-                    self.claim(key, reading)
-            elif time := read_time(spoken, index, stop):
-                self.claim("around" if is_approximate(spoken, time) else "time", time)
-            elif ranged := read_bare_range(spoken, index, stop):
-                for key, reading in ranged:
-                    self.claim(key, reading)
-        for index in self.unclaimed():
-            if part := read_part_of_day(spoken, index):
-                self.claim("part_of_day", spoken.reading(part, index, index + 1))
-
-
-def _at(tokens: tuple[Token, ...], index: int) -> str | None:
-    return tokens[index].text if index < len(tokens) else None
-
-
-def _cues_order_number(tokens: tuple[Token, ...], index: int) -> bool:
-    text = tokens[index].text
-    if text in ("order", "#"):
-        return True
-    return text == "number" and (index == 0 or tokens[index - 1].text not in _OTHER_NUMBERS)
-
-
-def _is_clock(text: str) -> bool:
-    match = re.fullmatch(r"(\d{1,2})[.:](\d\d)", text)
-    return bool(match) and int(match.group(1)) <= 23 and int(match.group(2)) < 60
+    Joined by "or" or "and" ("not Tuesday or Thursday"), both stay negated.
+    """
+    kept = set(negated)
+    last: dict[str, Reading[Value]] = {}
+    for key, reading in sorted(candidates, key=lambda item: item[1].first):
+        before = last.get(key)
+        last[key] = reading
+        if before is None or reading.first not in negated or before.first not in negated:
+            continue
+        between = {token.text for token in tokens[before.end : reading.first]}
+        if not between & {"or", "and", "nor", "either", "neither"}:
+            kept -= set(range(reading.first, reading.end))
+    return kept
 
 
 def _negated(tokens: tuple[Token, ...]) -> set[int]:
