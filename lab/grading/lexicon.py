@@ -83,10 +83,6 @@ MIDNIGHT = Clock(0, 0, None)
 class Duration:
     hours: float
 
-    @property
-    def days(self) -> float:
-        return self.hours / 24
-
 
 @dataclass
 class Values:

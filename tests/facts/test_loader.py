@@ -180,3 +180,16 @@ def test_a_bad_seed_list_is_refused_with_the_path_of_the_error(change, path):
     data = json.loads(json.dumps(SEED))
     change(data)
     assert refused(data).path == path
+
+
+def test_seed_promotions_may_be_plain_text_or_objects():
+    data = dict(
+        SEED,
+        promotions=[
+            "10% off for first-time customers",
+            {"description": "Premium detail for $199", "price_usd": 199, "service": "px_premium"},
+        ],
+    )
+    first, second = parse_constraints(data).promotions
+    assert (first.id, first.percent_off) == ("promo_1", 10)
+    assert (second.price_cents, second.services) == (19900, ("px_premium",))
