@@ -155,8 +155,10 @@ class ScriptedAgent:
                 return self._on_lookup_failed(failure)
             case ProposalMade() as proposal:
                 self.proposals[proposal.proposal_id] = proposal
-                # The agent keeps the call it prepared first until something tells it otherwise.
-                if self.prepared is None:
+                # The agent keeps the call it prepared first until something tells it otherwise:
+                # an expiry, or (guarded) an offer for a newer request, after a commit too.
+                newer = self.prepared is not None and proposal.revision > self.prepared.revision
+                if self.prepared is None or (newer and not self.naive):
                     self.prepared = proposal
                 return [Say(readback(proposal), "readback", proposal.proposal_id)]
             case ProposalExpired(proposal_id=pid, reason_kind=reason_kind):

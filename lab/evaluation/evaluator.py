@@ -76,7 +76,10 @@ def _ids_text(ids: list[str]) -> str:
     return f"{shown} and {more} more" if more > 0 else shown
 
 
-def _verdict(results: list[AssertionResult], ended: End | None) -> tuple[Verdict, ReasonKind, str]:
+def _verdict(
+    results: list[AssertionResult], ended: End | None, optional: frozenset[str] = frozenset()
+) -> tuple[Verdict, ReasonKind, str]:
+    """optional: ids of invariants (required=False) that only bind where the run exercised them."""
     contradicted = [r for r in results if r.state is AssertionState.CONTRADICTED]
     if contradicted:
         named = "; ".join(f"{r.id} by {_ids_text(r.contradicting)}" for r in contradicted)
@@ -95,17 +98,32 @@ def _verdict(results: list[AssertionResult], ended: End | None) -> tuple[Verdict
             f"The run ended {ended.reason_kind} ({ended.reason}) instead of "
             "completing; an unfinished run is never a PASS.",
         )
-    missing = [r for r in results if r.state is AssertionState.NO_EVIDENCE]
+    missing = [r for r in results if r.state is AssertionState.NO_EVIDENCE and r.id not in optional]
     if missing:
         named = "; ".join(f"{r.id}: {r.reason}" for r in missing)
         return Verdict.INCONCLUSIVE, "missing_event", f"No evidence for {named}"
+    supported = [r for r in results if r.state is AssertionState.SUPPORTED]
+    if not supported:
+        return (
+            Verdict.INCONCLUSIVE,
+            "missing_event",
+            "The call exercised none of its assertions, so there is nothing to prove.",
+        )
+    if len(supported) < len(results):
+        return (
+            Verdict.PASS,
+            "all_supported",
+            f"All {len(supported)} exercised assertions are supported; "
+            f"{len(results) - len(supported)} invariant(s) were not exercised.",
+        )
     return Verdict.PASS, "all_supported", f"All {len(results)} assertions are supported."
 
 
 def _evaluate(contract: Contract, events: Sequence[Event]) -> Evaluation:
     log = LogIndex(events)
     results = [_judge(assertion, log) for assertion in contract.assertions]
-    verdict, reason_kind, reason = _verdict(results, log.ended)
+    optional = frozenset(a.id for a in contract.assertions if not a.required)
+    verdict, reason_kind, reason = _verdict(results, log.ended, optional)
     return Evaluation(
         evaluator_version=EVALUATOR_VERSION,
         contract_id=contract.id,

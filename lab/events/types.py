@@ -18,7 +18,6 @@ from pydantic import (
     model_serializer,
 )
 
-
 Args = dict[str, str | int]
 
 

@@ -18,7 +18,7 @@ from lab.reports.models import ImportedReport
 from lab.reports.runtime import runtime_describe
 from lab.reports.schema import Report
 from lab.reports.verification import Verification, verify_report
-from lab.scenarios.catalog import all_contracts, contract_get
+from lab.scenarios.catalog import canonical_contracts, contract_get
 
 
 class ReportUnavailable(Exception):
@@ -54,7 +54,7 @@ def report_for_run(run: Run) -> Report:
 def report_verify(raw: bytes, *, supplied_key: Ed25519PublicKey | None = None) -> Verification:
     """Every check, against this lab's canonical contracts and signing key."""
     return verify_report(
-        raw, contracts=all_contracts(), lab_key=lab_public_key(), supplied_key=supplied_key
+        raw, contracts=canonical_contracts(), lab_key=lab_public_key(), supplied_key=supplied_key
     )
 
 

@@ -34,7 +34,7 @@ Record = Callable[[EventPayload], Awaitable[Event]]
 
 def offered_tools(contract: Contract) -> dict[Action, ToolAdapter]:
     """The adapters a scenario offers, by the action each one serves."""
-    adapters = [ADAPTERS[contract.tool]]
+    adapters = [ADAPTERS[name] for name in contract.tools]
     return {adapter.action: adapter for adapter in adapters}
 
 

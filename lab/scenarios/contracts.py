@@ -6,9 +6,16 @@ Pure: no Django, no I/O.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from lab.events.chain import digest
 
@@ -54,9 +61,27 @@ class Fault(_Strict):
 
 
 class Assertion(_Strict):
+    """One claim the evaluator checks against the log.
+
+    required=False marks one of the lab's invariants: it must hold wherever the run exercises
+    it, and a run that never exercises it is not held INCONCLUSIVE for that alone.
+    """
+
     id: str = Field(pattern=r"^[a-z][a-z0-9_]{1,63}$")
     kind: AssertionKind
     description: str = Field(min_length=1)
+    required: bool = True
+
+    # Left out of the canonical form while True, so contracts written before keep their hash.
+    @model_serializer(mode="wrap")
+    def _omit_required_default(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.required:
+            data.pop("required", None)
+        return data
+
+
+ToolName = Literal["calendar", "ledger"]
 
 
 class Contract(_Strict):
@@ -65,10 +90,31 @@ class Contract(_Strict):
     title: str
     summary: str
     instructions: list[str] = Field(min_length=1)
-    tool: Literal["calendar", "ledger"]
-    caller: list[CallerLine] = Field(min_length=1)
+    # One tool, or several for a free call that may book and refund in the same call.
+    tool: ToolName | list[ToolName]
+    # Empty for a free call: the caller is a person, or `runscenarios --free FILE`.
+    caller: list[CallerLine] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
     assertions: list[Assertion] = Field(min_length=1)
+
+    @field_validator("tool")
+    @classmethod
+    def _tools_listed_once(cls, tool: ToolName | list[ToolName]) -> ToolName | list[ToolName]:
+        if isinstance(tool, list) and (not tool or len(set(tool)) != len(tool)):
+            raise ValueError("a list of tools must name each tool once, and at least one")
+        return tool
+
+    @property
+    def tools(self) -> tuple[ToolName, ...]:
+        return tuple(self.tool) if isinstance(self.tool, list) else (self.tool,)
+
+    @property
+    def tools_label(self) -> str:
+        return " + ".join(self.tools)
+
+    @property
+    def scripted(self) -> bool:
+        return bool(self.caller)
 
     @property
     def contract_hash(self) -> str:

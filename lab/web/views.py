@@ -13,7 +13,8 @@ from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
-from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get
+from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
+from lab.scenarios.contracts import Contract
 from lab.web.panel import panel_context
 
 
@@ -26,9 +27,7 @@ class RunForm(BaseModel):
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
     recent = Run.objects.all()[:10]
-    return render(
-        request, "web/index.html", {"contracts": all_contracts().values(), "recent": recent}
-    )
+    return render(request, "web/index.html", {"contracts": _picker_contracts(), "recent": recent})
 
 
 @require_POST
@@ -49,11 +48,16 @@ def run_create(request: HttpRequest) -> HttpResponse:
     return redirect("run_page", run_id=run.id)
 
 
+def _picker_contracts() -> list[Contract]:
+    """ "Just call the agent" first, then the scripted scenarios."""
+    return [free_contract(), *all_contracts().values()]
+
+
 def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
     return render(
         request,
         "web/index.html",
-        {"contracts": all_contracts().values(), "recent": [], "error": message},
+        {"contracts": _picker_contracts(), "recent": [], "error": message},
         status=400,
     )
 

@@ -10,6 +10,7 @@ from typing import Any
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from pydantic import ValidationError
 
 from lab.asgi import application
 from lab.evaluation.evaluator import evaluate
@@ -20,7 +21,9 @@ from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
 from lab.runs.services import run_start
-from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get
+from lab.runs.session import RunSession
+from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
+from lab.scenarios.contracts import CallerLine
 from lab.web.management.database import require_migrated
 
 RUN_TIMEOUT_S = 600
@@ -47,6 +50,41 @@ async def play_headless(run: Run) -> None:
         await communicator.disconnect()
 
 
+async def play_free(run: Run, lines: list[str]) -> None:
+    """A free call: each line said once the agent has answered the last and stopped speaking.
+
+    It drives the run's session directly (the socket would only forward the lines), so
+    "answered" is the session's own idle state rather than a guess from page fragments.
+    """
+    session = RunSession(run=run, contract=free_contract())
+    async with asyncio.timeout(RUN_TIMEOUT_S):
+        await session.start()
+        for line in lines:
+            await session.wait_idle()
+            await session.caller_says(line, source="script")
+        await session.wait_idle()
+        await session.end(reason_kind="completed", reason="the caller said every line")
+
+
+def free_lines(path: Path) -> list[str]:
+    """The caller lines of a free call: one per line; blank lines and # comments are skipped."""
+    try:
+        raw = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"--free {path}: {error}") from None
+    lines = [line.strip() for line in raw if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise CommandError(f"--free {path}: no caller lines in it")
+    for number, line in enumerate(lines, 1):
+        try:
+            CallerLine(say=line)
+        except ValidationError:
+            raise CommandError(
+                f"--free {path}: line {number} is longer than 300 characters"
+            ) from None
+    return lines
+
+
 class Command(BaseCommand):
     help = "Play each scenario's scripted caller headless and print one verdict line per scenario."
 
@@ -60,6 +98,12 @@ class Command(BaseCommand):
             "--out", type=Path, help="write each run's signed evidence report to DIR/ID.json"
         )
         parser.add_argument(
+            "--free",
+            type=Path,
+            metavar="FILE",
+            help="a free call (both tools, no script) with the caller lines in FILE, typed",
+        )
+        parser.add_argument(
             "--time-scale",
             type=float,
             help="compress the conversation clock (1.0 = real time); typed channel only",
@@ -67,8 +111,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         require_migrated()
+        lines = free_lines(options["free"]) if options["free"] else None
+        if lines is not None and (options["scenarios"] or options["channel"] != "typed"):
+            raise CommandError("--free runs the free call alone, on the typed channel")
         try:
-            contracts = [contract_get(s) for s in options["scenarios"] or sorted(all_contracts())]
+            names = options["scenarios"] or sorted(all_contracts())
+            contracts = [free_contract()] if lines else [contract_get(s) for s in names]
         except UnknownScenario as error:
             raise CommandError(str(error)) from None
         if options["time_scale"] is not None:
@@ -83,7 +131,7 @@ class Command(BaseCommand):
         verdicts = []
         for contract in contracts:
             run = run_start(scenario_id=contract.id, mode=mode, channel=channel)
-            asyncio.run(play_headless(run))
+            asyncio.run(play_free(run, lines) if lines else play_headless(run))
             evaluation = evaluate(contract, store.run_events(run))
             verdicts.append(evaluation.verdict)
             self.stdout.write(f"{contract.id} {evaluation.verdict.value}")
