@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-V = TypeVar("V")
+# Covariant: a reading of an int is a reading of any value an int can be.
+V = TypeVar("V", covariant=True)
+T = TypeVar("T")
 
 UNITS = {
     "one": 1,
@@ -96,7 +98,7 @@ class Spoken:
         """The text of tokens[first:end] exactly as written, punctuation between them included."""
         return self.text[self.tokens[first].start : self.tokens[end - 1].end]
 
-    def reading(self, value: V, first: int, end: int) -> Reading[V]:
+    def reading(self, value: T, first: int, end: int) -> Reading[T]:
         """A reading of value from tokens[first:end], heard as their fragment."""
         return Reading(value, self.fragment(first, end), first, end)
 
@@ -287,10 +289,10 @@ def read_digit_groups(
             groups.append([])
     if len(groups) == 1 or all(len(_spell([tokens[i].text for i in g])) == 1 for g in groups):
         return Reading(reading.value, reading.heard, reading.first, reading.end)
-    first, second = groups[0], groups[1]
-    if _is_long_literal(tokens[first[-1]].text) and not _LITERAL.fullmatch(tokens[second[0]].text):
+    head, tail = groups[0], groups[1]
+    if _is_long_literal(tokens[head[-1]].text) and not _LITERAL.fullmatch(tokens[tail[0]].text):
         # Written digits, then words after a pause ("7301, twenty-five"): the words are apart.
-        return read_digit_groups(spoken, reading.first, first[-1] + 1)
+        return read_digit_groups(spoken, reading.first, head[-1] + 1)
     return Reading(None, reading.heard, reading.first, reading.end)
 
 

@@ -196,9 +196,10 @@ def _values(kept: dict[str, Reading[Value]]) -> tuple[Args, dict[str, str], dict
     args: Args = {}
     for key, reading in settled.items():
         value = reading.value
-        args[key] = (
-            value.at(part if isinstance(part, str) else None) if isinstance(value, Clock) else value
-        )  # type: ignore[assignment]
+        if isinstance(value, Clock):
+            args[key] = value.at(part if isinstance(part, str) else None)
+        elif value is not None:
+            args[key] = value
     if "part_of_day" not in args and (derived := _derived_part(args)):
         args["part_of_day"] = derived
         reading = next(settled[key] for key in ("around", "after", "before") if key in settled)

@@ -190,8 +190,8 @@ class _Extraction:
         for key, reading in landmarks(phrases):
             if not self.claimed.intersection(range(reading.first, reading.end)):
                 self.candidates.append((key, reading))
-        for _, reading in self.candidates:
-            self.claimed.update(range(reading.first, reading.end))
+        for _, seen in self.candidates:
+            self.claimed.update(range(seen.first, seen.end))
         for index in self.unclaimed():
             if index in self.claimed:
                 continue
@@ -224,4 +224,4 @@ def _cues_order_number(tokens: tuple[Token, ...], index: int) -> bool:
 
 def _is_clock(text: str) -> bool:
     match = re.fullmatch(r"(\d{1,2})[.:](\d\d)", text)
-    return bool(match) and int(match.group(1)) <= 23 and int(match.group(2)) < 60
+    return match is not None and int(match.group(1)) <= 23 and int(match.group(2)) < 60

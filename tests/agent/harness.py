@@ -9,6 +9,9 @@ import json
 from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
 from lab.agent.setup import calendar_week
@@ -42,6 +45,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SLOTS: list[Args] = json.loads((FIXTURES / "calendar.json").read_text())["slots"]
 ORDERS: list[dict[str, object]] = json.loads((FIXTURES / "ledger.json").read_text())["orders"]
 AT = datetime(2025, 3, 9, tzinfo=UTC)
+P = TypeVar("P", bound=BaseModel)
 
 
 def calendar_lookup(query: Args) -> list[Args]:
@@ -122,18 +126,19 @@ class Call:
         return [e.payload for e in self.events[mark:] if isinstance(e.payload, AgentUtterance)]
 
     def interrupt(self, cause_event_id: str) -> None:
-        spoken = [e for e in self.events if isinstance(e.payload, AgentUtterance)]
+        spoken = [(e.id, e.payload) for e in self.events if isinstance(e.payload, AgentUtterance)]
         if spoken:
+            utterance_id, utterance = spoken[-1]
             self.record(
                 AgentInterrupted(
-                    utterance_event_id=spoken[-1].id,
+                    utterance_event_id=utterance_id,
                     cause_event_id=cause_event_id,
                     heard_ms=100,
-                    heard_text=spoken[-1].payload.text.split()[0],
+                    heard_text=utterance.text.split()[0],
                 )
             )
 
-    def of_type(self, kind: type[EventPayload]) -> list[EventPayload]:  # type: ignore[valid-type]
+    def of_type(self, kind: type[P]) -> list[P]:
         return [e.payload for e in self.events if isinstance(e.payload, kind)]
 
     def drain(self) -> None:

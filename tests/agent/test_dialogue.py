@@ -25,16 +25,16 @@ def texts(said: list[AgentUtterance]) -> list[str]:
 
 
 def commits(call: Call) -> list[CommitStarted]:
-    return call.of_type(CommitStarted)  # type: ignore[return-value]
+    return call.of_type(CommitStarted)
 
 
 def commit_requests(call: Call) -> list[GateRequest]:
-    decisions: list[GateDecision] = call.of_type(GateDecision)  # type: ignore[assignment]
+    decisions: list[GateDecision] = call.of_type(GateDecision)
     return [d.request for d in decisions if d.request.operation is Operation.COMMIT]
 
 
 def proposals(call: Call) -> list[ProposalMade]:
-    return call.of_type(ProposalMade)  # type: ignore[return-value]
+    return call.of_type(ProposalMade)
 
 
 def test_a_yes_that_says_the_caller_is_still_there_books_nothing_and_asks_again() -> None:
@@ -53,7 +53,7 @@ def test_an_unclear_reply_is_asked_again_with_the_readback_and_recorded_with_its
     call.say("Thursday afternoon please")
     said = call.say("Yeah, I guess.")
     assert texts(said) == ["Just to be sure: Thursday at 2:00 PM, shall I book it?"]
-    understood: list[CallerUnderstood] = call.of_type(CallerUnderstood)  # type: ignore[assignment]
+    understood: list[CallerUnderstood] = call.of_type(CallerUnderstood)
     assert (understood[-1].confirmation, understood[-1].cue_kind, understood[-1].cue) == (
         Confirmation.UNCLEAR,
         "hedge",
@@ -109,7 +109,7 @@ def test_landmarks_pick_the_slot_they_describe() -> None:
 def test_a_day_outside_the_calendar_week_is_asked_about_not_guessed() -> None:
     call = Call()
     said = call.say("Can I come in on the 21st?")
-    revisions: list[IntentRevised] = call.of_type(IntentRevised)  # type: ignore[assignment]
+    revisions: list[IntentRevised] = call.of_type(IntentRevised)
     assert all("day" not in r.args for r in revisions)
     assert not call.of_type(LookupStarted)
     assert "Monday, March 10 to Friday, March 14" in said[-1].text
@@ -126,7 +126,7 @@ def test_an_amount_without_a_currency_word_corrects_a_refund() -> None:
 def test_digit_groups_that_could_be_one_number_or_two_are_asked_about() -> None:
     call = Call()
     said = call.say("Refund order number 4500, 12.")
-    revisions: list[IntentRevised] = call.of_type(IntentRevised)  # type: ignore[assignment]
+    revisions: list[IntentRevised] = call.of_type(IntentRevised)
     assert all("order_number" not in r.args for r in revisions)
     assert '"4500, 12"' in said[-1].text
     call.say("4 5 1 2")
@@ -151,7 +151,7 @@ def test_a_confirmation_cut_into_the_readback_is_met_with_the_offer_again() -> N
     call = Call()
     call.say("Thursday afternoon")
     said = call.say("Yes!", interrupting=True)
-    decisions: list[GateDecision] = call.of_type(GateDecision)  # type: ignore[assignment]
+    decisions: list[GateDecision] = call.of_type(GateDecision)
     assert decisions[-2].reason_kind == "proposal_expired"
     assert wording.NOTHING_WAITING not in texts(said)
     assert [p.proposal_id for p in proposals(call)] == ["p-1", "p-2"]

@@ -126,7 +126,7 @@ def test_every_caller_turn_is_answered_and_nothing_raises(
         said = call.say(text, interrupting=interrupting)
         assert said, f"no answer to {text!r}"
         assert all(isinstance(utterance, AgentUtterance) and utterance.text for utterance in said)
-    understood: list[CallerUnderstood] = call.of_type(CallerUnderstood)  # type: ignore[assignment]
+    understood: list[CallerUnderstood] = call.of_type(CallerUnderstood)
     assert len(understood) == len(turns)
 
 
