@@ -11,7 +11,10 @@ RUN useradd --create-home lab
 WORKDIR /app
 COPY --from=build /venv /venv
 COPY . .
-ENV PATH=/venv/bin:$PATH LAB_STATE_DIR=/home/lab/state LAB_ALLOWED_HOSTS=*
+# Out of the box the container answers only to loopback names (docker run -p 127.0.0.1:8000:8000).
+# To serve it to others, set LAB_ALLOWED_HOSTS to their host names and LAB_SECRET_KEY to a long
+# random value: with other hosts and the built-in key, the lab refuses to start.
+ENV PATH=/venv/bin:$PATH LAB_STATE_DIR=/home/lab/state
 USER lab
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/')"

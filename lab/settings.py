@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -26,6 +27,11 @@ def env_bool(name: str, default: bool) -> bool:
     raise ValueError(f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {raw!r}")
 
 
+def env_list(name: str, default: str = "") -> list[str]:
+    """A comma-separated list; blanks dropped."""
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
 def env_float(name: str, default: float, *, minimum: float, maximum: float) -> float:
     raw = os.environ.get(name)
     if raw is None:
@@ -44,12 +50,38 @@ def env_int(name: str, default: int, *, minimum: int, maximum: int) -> int:
 
 
 DEBUG = env_bool("LAB_DEBUG", False)
-SECRET_KEY = env_str("LAB_SECRET_KEY", "voice-reliability-lab-local-only-key")
-ALLOWED_HOSTS = env_str("LAB_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+# Public, so it protects nothing: fine while only this machine can reach the lab.
+BUILT_IN_SECRET_KEY = "voice-reliability-lab-local-only-key"
+SECRET_KEY = env_str("LAB_SECRET_KEY", BUILT_IN_SECRET_KEY)
+ALLOWED_HOSTS = env_list("LAB_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "testserver"})
+if SECRET_KEY == BUILT_IN_SECRET_KEY and not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS:
+    raise ImproperlyConfigured(
+        f"LAB_ALLOWED_HOSTS={','.join(ALLOWED_HOSTS)} lets other machines reach the lab, but "
+        "LAB_SECRET_KEY is not set, and the built-in key is public: anyone could forge the lab's "
+        "sessions and CSRF tokens. Set LAB_SECRET_KEY to a long random value, e.g. the output of "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
+    )
+
+# Behind HTTPS (the lab's own or a TLS proxy's): redirect plain HTTP, send cookies only over
+# HTTPS and ask browsers to remember that (HSTS). Off by default: the lab serves loopback HTTP.
+LAB_HTTPS = env_bool("LAB_HTTPS", False)
+SECURE_SSL_REDIRECT = env_bool("LAB_SSL_REDIRECT", LAB_HTTPS)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("LAB_SECURE_COOKIES", LAB_HTTPS)
+SECURE_HSTS_SECONDS = env_int(
+    "LAB_HSTS_SECONDS", 31_536_000 if LAB_HTTPS else 0, minimum=0, maximum=63_072_000
+)
+if env_bool("LAB_PROXY_HTTPS_HEADER", False):
+    # Only behind a proxy that sets this header itself and strips it from clients.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
 
 # Where the lab keeps what must outlive a process but not live in the repository
 # (the report-signing key, by default).
 LAB_STATE_DIR = Path(env_str("LAB_STATE_DIR", str(Path.home() / ".voice-reliability-lab")))
+# Ed25519 public keys (PEM files, comma-separated) whose reports every reader sees as trusted.
+LAB_TRUSTED_KEYS = env_list("LAB_TRUSTED_KEYS")
 
 INSTALLED_APPS = [
     "daphne",
@@ -120,6 +152,10 @@ TIME_ZONE = "UTC"
 LAB_SPEECH_WPM = env_float("LAB_SPEECH_WPM", 170.0, minimum=60.0, maximum=100000.0)
 LAB_TIME_SCALE = env_float("LAB_TIME_SCALE", 1.0, minimum=0.001, maximum=10.0)
 LAB_TOOL_TIMEOUT_MS = env_int("LAB_TOOL_TIMEOUT_MS", 1500, minimum=10, maximum=60000)
+
+# Pages on these origins (scheme://host[:port], comma-separated) may open the lab's WebSocket
+# besides the origin that serves the lab itself.
+LAB_TRUSTED_ORIGINS = env_list("LAB_TRUSTED_ORIGINS")
 
 # WebSocket limits: a text message larger than this is refused with a clear error.
 LAB_MAX_TEXT_MESSAGE_BYTES = env_int(
