@@ -19,7 +19,9 @@ from lab.events.types import (
     Args,
     CallerUnderstood,
     CommitFailed,
+    CommitReconciled,
     CommitSucceeded,
+    CommitUncertain,
     Confirmation,
     Event,
     GateDecision,
@@ -31,6 +33,7 @@ from lab.events.types import (
     Outcome,
     ProposalExpired,
     ProposalMade,
+    Receipt,
     UnderstandingKind,
 )
 
@@ -179,6 +182,19 @@ class ScriptedAgent:
                 return [Say(f"Done: {what}. Your reference is {ref}.", "receipt")]
             case CommitFailed(reason=reason):
                 return [Say(f"That didn't go through: {reason}.", "failure")]
+            case CommitUncertain():
+                return [Say("That's taking longer than usual; let me check.", "acknowledge")]
+            case CommitReconciled(receipt=None):
+                return [Say("I've checked: it did not go through, so nothing was done.", "failure")]
+            case CommitReconciled(receipt=Receipt() as receipt):
+                what, ref = describe(receipt.action, receipt.args), receipt.receipt_id
+                return [
+                    Say(
+                        f"I've checked, and it went through. Done: {what}. "
+                        f"Your reference is {ref}.",
+                        "receipt",
+                    )
+                ]
         return []
 
     # -- caller turns -----------------------------------------------------------------------

@@ -16,6 +16,8 @@ from lab.events.types import (
     AgentUtterance,
     Args,
     CallerUnderstood,
+    CommitFailed,
+    CommitReconciled,
     CommitStarted,
     CommitSucceeded,
     Event,
@@ -28,6 +30,7 @@ from lab.events.types import (
     Outcome,
     ProposalExpired,
     ProposalMade,
+    Receipt,
     RunEnded,
     UnderstandingKind,
 )
@@ -206,6 +209,8 @@ class LogIndex:
         self.commit_starts_by_proposal: defaultdict[str, list[CommitStart]] = defaultdict(list)
         self._commit_successes: list[CommitSuccess] = []
         self.commit_success_by_attempt: dict[str, CommitSuccess] = {}
+        # Attempts whose outcome the log settles: a receipt, a definite failure, a reconciliation.
+        self._commits_settled: set[str] = set()
         self.lookup_starts_by_revision: defaultdict[int, list[LookupStart]] = defaultdict(list)
         self.lookup_start_by_attempt: dict[str, LookupStart] = {}
         self.lookup_successes: dict[str, LookupSuccess] = {}
@@ -229,6 +234,8 @@ class LogIndex:
             LookupFailed: self._lookup_failed,
             CommitStarted: self._commit_started,
             CommitSucceeded: self._commit_succeeded,
+            CommitFailed: self._commit_failed,
+            CommitReconciled: self._commit_reconciled,
             AgentInterrupted: self._agent_interrupted,
             RunEnded: self._run_ended,
         }
@@ -245,6 +252,11 @@ class LogIndex:
             if not success.replayed
         ]
         self.replays = [success for success in self._commit_successes if success.replayed]
+        self.open_commits = [
+            started
+            for started in self.commit_starts
+            if started.attempt_id not in self._commits_settled
+        ]
         self.late_results = self._late_results()
         self.lookup_failure_by_revision = self._failures_by_revision()
 
@@ -314,17 +326,28 @@ class LogIndex:
             self.commit_starts_by_proposal[started.proposal_id].append(started)
 
     def _commit_succeeded(self, seq: int, event_id: str, payload: CommitSucceeded) -> None:
-        receipt = payload.receipt
+        self._receipted(seq, event_id, payload.attempt_id, payload.receipt, payload.replayed)
+
+    def _commit_failed(self, seq: int, event_id: str, payload: CommitFailed) -> None:
+        # A timed-out write may still have run: only the other failures settle an attempt.
+        if payload.failure_kind != "timeout":
+            self._commits_settled.add(payload.attempt_id)
+
+    def _commit_reconciled(self, seq: int, event_id: str, payload: CommitReconciled) -> None:
+        # A reconciled receipt is the attempt's receipt; without one it settles unexecuted.
+        self._commits_settled.add(payload.attempt_id)
+        if payload.receipt is not None:
+            self._receipted(seq, event_id, payload.attempt_id, payload.receipt, payload.replayed)
+
+    def _receipted(
+        self, seq: int, event_id: str, attempt_id: str, receipt: Receipt, replayed: bool
+    ) -> None:
         success = CommitSuccess(
-            seq,
-            event_id,
-            payload.attempt_id,
-            receipt.execution_id,
-            receipt.idempotency_key,
-            payload.replayed,
+            seq, event_id, attempt_id, receipt.execution_id, receipt.idempotency_key, replayed
         )
         self._commit_successes.append(success)
-        self.commit_success_by_attempt.setdefault(success.attempt_id, success)
+        self.commit_success_by_attempt.setdefault(attempt_id, success)
+        self._commits_settled.add(attempt_id)
 
     def _agent_interrupted(self, seq: int, event_id: str, payload: AgentInterrupted) -> None:
         self.interruptions.append(Interruption(seq, event_id, payload.utterance_event_id))

@@ -311,8 +311,40 @@ class CommitSucceeded(_Payload):
 class CommitFailed(_Payload):
     type: Literal["tool.commit.failed"] = "tool.commit.failed"
     attempt_id: str
-    failure_kind: Literal["timeout", "error", "conflict", "not_found"]
+    failure_kind: Literal["timeout", "error", "conflict", "not_found", "unauthorized"]
     reason: str
+
+
+class CommitUncertain(_Payload):
+    """A commit that did not answer in time: it may still execute, so its outcome is open."""
+
+    type: Literal["tool.commit.uncertain"] = "tool.commit.uncertain"
+    attempt_id: str
+    reason: str
+
+
+ReconcileTrigger = Literal["timeout", "error", "run_ending", "recovery"]
+
+
+class CommitReconciled(_Payload):
+    """What the sandbox holds for a commit attempt whose outcome was open: a receipt, or none.
+
+    trigger: timeout = an uncertain commit's write answered late; error = the write raised;
+    run_ending = the run ended with the write in flight; recovery = found when a run was
+    reopened after its process stopped in the write window.
+    """
+
+    type: Literal["tool.commit.reconciled"] = "tool.commit.reconciled"
+    attempt_id: str
+    idempotency_key: str
+    receipt: Receipt | None
+    replayed: bool = False
+    trigger: ReconcileTrigger
+    evidence: str
+
+    @property
+    def executed(self) -> bool:
+        return self.receipt is not None
 
 
 class InputRejected(_Payload):
@@ -394,6 +426,8 @@ EventPayload = Annotated[
     | CommitStarted
     | CommitSucceeded
     | CommitFailed
+    | CommitUncertain
+    | CommitReconciled
     | InputRejected
     | SpeechStarted
     | SpeechEnded

@@ -18,8 +18,10 @@ from lab.events.types import (
     Args,
     CallerUnderstood,
     CommitFailed,
+    CommitReconciled,
     CommitStarted,
     CommitSucceeded,
+    CommitUncertain,
     Event,
     EventPayload,
     GateDecision,
@@ -107,6 +109,24 @@ class _Commit:
     failure_kind: str | None = None
     receipt: Receipt | None = None
 
+    def succeed(self, receipt: Receipt, event_id: str) -> None:
+        # A replayed receipt after an uncertain timeout reveals the original execution.
+        if self.receipt is None:
+            self.state, self.receipt, self.latest_id = AttemptState.SUCCEEDED, receipt, event_id
+
+    def fail(self, failure_kind: str, event_id: str) -> None:
+        if self.receipt is None:
+            self.state, self.failure_kind = AttemptState.FAILED, failure_kind
+            self.latest_id = event_id
+
+
+@dataclass(slots=True)
+class _CommitAttempt:
+    """One commit.started: its key, and the key's state before it (restored if refused)."""
+
+    key: str
+    before: tuple[AttemptState, str | None, str] | None
+
 
 class GateState:
     """Mutable fold over a run's events; decide() never mutates."""
@@ -125,7 +145,7 @@ class GateState:
         # Only answers that still count: a later failure of their attempt removes them.
         self._lookup_results: dict[str, _Lookup] = {}
         self._commits: dict[str, _Commit] = {}
-        self._commit_attempts: dict[str, str] = {}
+        self._commit_attempts: dict[str, _CommitAttempt] = {}
         self._confirmations_used: dict[str, tuple[str, str]] = {}
 
     @classmethod
@@ -175,18 +195,24 @@ class GateState:
             case CommitStarted() as started:
                 self._fold_commit_started(event, started)
             case CommitSucceeded(attempt_id=attempt_id, receipt=receipt):
-                record = self._commit_record(attempt_id)
-                # A replayed receipt after an uncertain timeout reveals the original execution.
-                if record is not None and record.receipt is None:
-                    record.state = AttemptState.SUCCEEDED
-                    record.receipt = receipt
-                    record.latest_id = event.id
+                if (record := self._commit_record(attempt_id)) is not None:
+                    record.succeed(receipt, event.id)
+            case CommitFailed(attempt_id=attempt_id, failure_kind="unauthorized"):
+                self._restore(attempt_id)
             case CommitFailed(attempt_id=attempt_id, failure_kind=failure_kind):
+                if (record := self._commit_record(attempt_id)) is not None:
+                    record.fail(failure_kind, event.id)
+            case CommitUncertain(attempt_id=attempt_id):
+                # Still in flight: a confirmation meanwhile replays the key, never re-runs it.
                 record = self._commit_record(attempt_id)
                 if record is not None and record.receipt is None:
-                    record.state = AttemptState.FAILED
-                    record.failure_kind = failure_kind
                     record.latest_id = event.id
+            case CommitReconciled(attempt_id=attempt_id, receipt=receipt):
+                if (record := self._commit_record(attempt_id)) is not None:
+                    if receipt is None:
+                        record.fail("not_executed", event.id)
+                    else:
+                        record.succeed(receipt, event.id)
 
     def reactions(self, event: Event) -> list[EventPayload]:
         """The events the gate itself must record because of event, which was just applied."""
@@ -483,10 +509,11 @@ class GateState:
         )
 
     def _fold_commit_started(self, event: Event, started: CommitStarted) -> None:
-        self._commit_attempts[started.attempt_id] = started.idempotency_key
+        record = self._commits.get(started.idempotency_key)
+        before = (record.state, record.failure_kind, record.latest_id) if record else None
+        self._commit_attempts[started.attempt_id] = _CommitAttempt(started.idempotency_key, before)
         if started.proposal_id is not None:
             self._pending.pop(started.proposal_id, None)
-        record = self._commits.get(started.idempotency_key)
         if record is None:
             self._commits[started.idempotency_key] = _Commit(
                 args_hash=started.args_hash,
@@ -500,8 +527,20 @@ class GateState:
             record.latest_id = event.id
 
     def _commit_record(self, attempt_id: str) -> _Commit | None:
-        key = self._commit_attempts.get(attempt_id)
-        return self._commits.get(key) if key is not None else None
+        attempt = self._commit_attempts.get(attempt_id)
+        return self._commits.get(attempt.key) if attempt is not None else None
+
+    def _restore(self, attempt_id: str) -> None:
+        """An attempt the adapter refused as unauthorized never ran: undo what it changed."""
+        attempt = self._commit_attempts.get(attempt_id)
+        if attempt is None:
+            return
+        if attempt.before is None:
+            self._commits.pop(attempt.key, None)
+            return
+        record = self._commits[attempt.key]
+        if record.receipt is None:
+            record.state, record.failure_kind, record.latest_id = attempt.before
 
 
 def _replay_or_block(request: GateRequest, key: str, record: _Commit) -> GateDecision:

@@ -39,6 +39,13 @@ class RunLog:
 
     async def append(self, payload: EventPayload) -> Event:
         """Chain, persist and announce one event; raises RunClosed once the run has ended."""
+        # A cancelled caller must not leave a stored event out of the in-memory chain.
+        event = await asyncio.shield(asyncio.ensure_future(self._store(payload)))
+        for listener in self.listeners:
+            await listener(event)
+        return event
+
+    async def _store(self, payload: EventPayload) -> Event:
         async with self._lock:
             if self.ended:
                 raise RunClosed("the run has ended")
@@ -51,6 +58,4 @@ class RunLog:
             # Only a stored event joins the in-memory chain, so a failed write cannot fork it.
             await database_sync_to_async(store.event_append)(run=self.run, event=event)
             self.chain.events.append(event)
-        for listener in self.listeners:
-            await listener(event)
-        return event
+            return event

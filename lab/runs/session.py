@@ -21,6 +21,7 @@ from lab.events.types import Channel, Event, EventPayload, InputRejected, Mode, 
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller
 from lab.runs.log import Listener, RunClosed, RunLog
+from lab.runs.reconciliation import reconcile
 from lab.runs.speaker import Speaker, VoiceOutput
 from lab.runs.speech import SpeechTimeline
 from lab.runs.tools import ToolCalls
@@ -38,7 +39,13 @@ class RunSession:
         # Real audio plays in real time; only the typed channel's clock may be compressed.
         self.scale = 1.0 if run.channel == Channel.VOICE else settings.LAB_TIME_SCALE
         self.speaker = Speaker(record=self.record, now=self.now, scale=self.scale)
-        self.tools = ToolCalls(run=run, contract=contract, record=self.record, scale=self.scale)
+        self.tools = ToolCalls(
+            run=run,
+            contract=contract,
+            record=self.record,
+            events=lambda: self.log.events,
+            scale=self.scale,
+        )
         self.turns = AgentTurns(
             run=run,
             events=self.log.events,
@@ -77,8 +84,12 @@ class RunSession:
         return asyncio.get_running_loop().time()
 
     async def start(self) -> None:
-        """Record run.started and greet, unless the run was already under way."""
+        """Record run.started and greet; a reopened run first reconciles its open commits."""
         if self.events:
+            if not self.ended:
+                async with self.working():
+                    if await reconcile(self.run, self.events, self.record):
+                        await self.turns.drain()
             return
         await self.tools.load()
         await self.record(
@@ -114,6 +125,7 @@ class RunSession:
         if self.ended:
             return
         self.tools.cancel()
+        await self.tools.settle_open()
         self.timeline.cut(self.now())
         await self.record(RunEnded(reason_kind=reason_kind, reason=reason))
         await database_sync_to_async(store.run_mark_ended)(run=self.run)

@@ -17,6 +17,7 @@ from lab.events.types import (
     CommitFailed,
     CommitStarted,
     CommitSucceeded,
+    CommitUncertain,
     Event,
     EventPayload,
     LateResultRejected,
@@ -24,10 +25,12 @@ from lab.events.types import (
     LookupStarted,
     LookupSucceeded,
     ProposalMade,
+    ReconcileTrigger,
 )
+from lab.runs.reconciliation import settle
 from lab.scenarios.contracts import Contract, Fault
 from lab.tools.adapters import ADAPTERS, CommitRejected, CommitResult, ToolAdapter
-from lab.tools.authorization import Authorization
+from lab.tools.authorization import Authorization, CommitRequest
 
 Record = Callable[[EventPayload], Awaitable[Event]]
 
@@ -39,9 +42,18 @@ def offered_tools(contract: Contract) -> dict[Action, ToolAdapter]:
 
 
 class ToolCalls:
-    def __init__(self, *, run: Run, contract: Contract, record: Record, scale: float) -> None:
+    def __init__(
+        self,
+        *,
+        run: Run,
+        contract: Contract,
+        record: Record,
+        events: Callable[[], list[Event]],
+        scale: float,
+    ) -> None:
         self.run = run
         self.record = record
+        self.events = events
         self.scale = scale
         self.adapters = offered_tools(contract)
         self.default_action = next(iter(self.adapters))
@@ -49,6 +61,8 @@ class ToolCalls:
             (fault.operation, fault.attempt): fault for fault in contract.faults
         }
         self.background: set[asyncio.Task[Any]] = set()
+        self._open: dict[str, tuple[CommitStarted, asyncio.Task[Any]]] = {}
+        self._settling: dict[str, asyncio.Task[None]] = {}
         self._counters: dict[str, int] = {}
 
     async def load(self) -> None:
@@ -101,19 +115,18 @@ class ToolCalls:
     ) -> None:
         number = self._next("commit")
         attempt_id = f"cm-{number}"
-        await self.record(
-            CommitStarted(
-                attempt_id=attempt_id,
-                idempotency_key=authorization.idempotency_key,
-                action=proposal.action,
-                args=proposal.args,
-                args_hash=proposal.args_hash,
-                revision=proposal.revision,
-                proposal_id=proposal.proposal_id,
-                confirmation_event_id=confirmation_event_id,
-                authorized_by=authorization.decision_event_id,
-            )
+        started = CommitStarted(
+            attempt_id=attempt_id,
+            idempotency_key=authorization.idempotency_key,
+            action=proposal.action,
+            args=proposal.args,
+            args_hash=proposal.args_hash,
+            revision=proposal.revision,
+            proposal_id=proposal.proposal_id,
+            confirmation_event_id=confirmation_event_id,
+            authorized_by=authorization.decision_event_id,
         )
+        await self.record(started)
         fault = self.faults.get(("commit", number))
         adapter = self.adapters.get(proposal.action)
         if adapter is None or (fault is not None and fault.kind == "error"):
@@ -122,28 +135,66 @@ class ToolCalls:
                 CommitFailed(attempt_id=attempt_id, failure_kind="error", reason=reason)
             )
             return
-        work = self._call(adapter.commit, self.run, authorization, proposal.args, fault=fault)
+        request = CommitRequest(
+            action=proposal.action,
+            revision=proposal.revision,
+            proposal_id=proposal.proposal_id,
+            args=proposal.args,
+            idempotency_key=authorization.idempotency_key,
+        )
+        work = self._call(adapter.commit, self.run, authorization, request, fault=fault)
+        # Until its outcome is recorded, the write is open: ending the run settles it first.
+        self._open[attempt_id] = (started, work)
+        timeout = settings.LAB_TOOL_TIMEOUT_MS / 1000 * self.scale
         try:
-            result: CommitResult | None = await self._await(
-                work,
-                attempt_id,
-                lambda reason: CommitFailed(
-                    attempt_id=attempt_id, failure_kind="timeout", reason=reason
-                ),
+            result: CommitResult = await asyncio.wait_for(asyncio.shield(work), timeout)
+        except TimeoutError:
+            # A write cannot be taken back: its outcome stays open until the write answers.
+            await self.record(
+                CommitUncertain(
+                    attempt_id=attempt_id,
+                    reason=f"no answer within {settings.LAB_TOOL_TIMEOUT_MS} ms",
+                )
             )
+            await self._settle(attempt_id, trigger="timeout")
+            return
         except CommitRejected as rejected:
+            del self._open[attempt_id]
             await self.record(
                 CommitFailed(
                     attempt_id=attempt_id, failure_kind=rejected.kind, reason=rejected.reason
                 )
             )
             return
-        if result is not None:
-            await self.record(
-                CommitSucceeded(
-                    attempt_id=attempt_id, receipt=result.receipt, replayed=result.replayed
-                )
-            )
+        except Exception:
+            await self._settle(attempt_id, trigger="error")
+            return
+        del self._open[attempt_id]
+        await self.record(
+            CommitSucceeded(attempt_id=attempt_id, receipt=result.receipt, replayed=result.replayed)
+        )
+
+    async def settle_open(self) -> None:
+        """Wait for every write still open and record what the sandbox then holds."""
+        while self._open:
+            await self._settle(next(iter(self._open)), trigger="run_ending")
+
+    async def _settle(self, attempt_id: str, *, trigger: ReconcileTrigger) -> None:
+        """Once its write has answered, record one open attempt's outcome from the sandbox."""
+        task = self._settling.get(attempt_id)
+        if task is None:
+            task = asyncio.ensure_future(self._reconcile(attempt_id, trigger))
+            self._settling[attempt_id] = task
+        await asyncio.shield(task)
+
+    async def _reconcile(self, attempt_id: str, trigger: ReconcileTrigger) -> None:
+        started, work = self._open[attempt_id]
+        with contextlib.suppress(Exception):
+            await work
+        try:
+            await self.record(await settle(self.run, started, self.events(), trigger=trigger))
+        finally:
+            self._open.pop(attempt_id, None)
 
     def _call(
         self, function: Callable[..., Any], *args: Any, fault: Fault | None

@@ -15,9 +15,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from lab.events.chain import digest
-from lab.events.models import Run
-from lab.events.types import Action, Args, Receipt
-from lab.tools.authorization import Authorization
+from lab.events.models import Run, StoredEvent
+from lab.events.types import PAYLOAD, Action, Args, GateDecision, Mode, Operation, Outcome, Receipt
+from lab.tools.authorization import Authorization, CommitRequest, Grant
 from lab.tools.models import Appointment, CalendarSlot, LedgerOrder, ToolExecution
 
 FIXTURE_DIR = Path(settings.BASE_DIR) / "fixtures"
@@ -45,11 +45,56 @@ class ToolAdapter(Protocol):
 
     def load(self, run: Run) -> None: ...
     def lookup(self, run: Run, query: Args) -> list[Args]: ...
-    def commit(self, run: Run, authorization: Authorization, args: Args) -> CommitResult: ...
+    def commit(
+        self, run: Run, authorization: Authorization, request: CommitRequest
+    ) -> CommitResult: ...
 
 
 def _fixture(name: str) -> dict:
     return json.loads((FIXTURE_DIR / f"{name}.json").read_text())
+
+
+def _recorded_grant(run: Run, decision_event_id: str) -> Grant | None:
+    """What the run's stored gate decision allowed, or None if it allowed no commit."""
+    row = StoredEvent.objects.filter(run=run, event_id=decision_event_id).first()
+    if row is None or row.type != "gate.decision":
+        return None
+    decision = PAYLOAD.validate_python(row.payload)
+    if (
+        not isinstance(decision, GateDecision)
+        or decision.outcome is Outcome.BLOCK
+        or decision.request.operation is not Operation.COMMIT
+        or not decision.idempotency_key
+    ):
+        return None
+    return Grant.of(decision)
+
+
+def authorize(
+    run: Run, authorization: Authorization, request: CommitRequest, *, action: Action
+) -> None:
+    """Refuse a write its authorization does not cover, before anything executes."""
+    if request.action is not action:
+        raise CommitRejected("error", f"this adapter does not {request.action}")
+    if authorization.decision_event_id is None:
+        # The unguarded label is the deliberately unsafe mode, and only that mode's.
+        if run.mode != Mode.UNGUARDED:
+            raise CommitRejected("unauthorized", "a guarded run's writes need a gate decision")
+        if authorization.idempotency_key != request.idempotency_key:
+            raise CommitRejected("unauthorized", "the label names another idempotency key")
+        return
+    decision_id = authorization.decision_event_id
+    grant = authorization.grant
+    if grant is None or _recorded_grant(run, decision_id) != grant:
+        raise CommitRejected(
+            "unauthorized", f"{decision_id} is not a recorded gate decision allowing this commit"
+        )
+    differences = grant.differences(request)
+    if differences:
+        raise CommitRejected(
+            "unauthorized",
+            f"gate decision {decision_id} authorized another {', '.join(differences)}",
+        )
 
 
 def _execute_once(
@@ -78,6 +123,12 @@ def _execute_once(
         except IntegrityError:
             # A concurrent request with the same key won the insert: fall through to replay.
             existing = ToolExecution.objects.get(idempotency_key=authorization.idempotency_key)
+    if existing.voided:
+        raise CommitRejected(
+            "error",
+            f"reconciliation recorded idempotency key {authorization.idempotency_key[:12]}… as "
+            "not executed; it never runs now",
+        )
     if existing.args_hash != args_hash:
         raise CommitRejected(
             "conflict",
@@ -85,6 +136,36 @@ def _execute_once(
             "arguments; refusing to replay it for these",
         )
     return CommitResult(receipt=_receipt(existing), replayed=True)
+
+
+def execution_settle(*, run: Run, idempotency_key: str, args_hash: str) -> Receipt | None:
+    """The receipt the sandbox holds for this key and these arguments, or None.
+
+    With no execution for the key, the key is voided in the same step, so that a write still
+    in flight cannot execute after the log has said it did not.
+    """
+    row = ToolExecution.objects.filter(idempotency_key=idempotency_key).first()
+    if row is None:
+        void_id = str(uuid.uuid4())
+        try:
+            with transaction.atomic():
+                row = ToolExecution.objects.create(
+                    run=run,
+                    idempotency_key=idempotency_key,
+                    adapter="",
+                    action="",
+                    args={},
+                    args_hash="",
+                    execution_id=void_id,
+                    receipt_id=f"V-{void_id[:8].upper()}",
+                    voided=True,
+                )
+        except IntegrityError:
+            # The write in flight committed first: what it executed is the answer.
+            row = ToolExecution.objects.get(idempotency_key=idempotency_key)
+    if row.voided or row.run_id != run.pk or row.args_hash != args_hash:
+        return None
+    return _receipt(row)
 
 
 def _receipt(row: ToolExecution) -> Receipt:
@@ -122,7 +203,11 @@ class CalendarAdapter:
             options.append({"slot_id": slot.slot_id, "day": slot.day, "time": slot.time})
         return options
 
-    def commit(self, run: Run, authorization: Authorization, args: Args) -> CommitResult:
+    def commit(
+        self, run: Run, authorization: Authorization, request: CommitRequest
+    ) -> CommitResult:
+        authorize(run, authorization, request, action=self.action)
+        args = request.args
         slot = CalendarSlot.objects.filter(run=run, slot_id=args.get("slot_id")).first()
         if slot is None or slot.day != args.get("day") or slot.time != args.get("time"):
             raise CommitRejected("not_found", f"the calendar has no slot {args}")
@@ -160,7 +245,11 @@ class LedgerAdapter:
             }
         ]
 
-    def commit(self, run: Run, authorization: Authorization, args: Args) -> CommitResult:
+    def commit(
+        self, run: Run, authorization: Authorization, request: CommitRequest
+    ) -> CommitResult:
+        authorize(run, authorization, request, action=self.action)
+        args = request.args
         order = LedgerOrder.objects.filter(run=run, order_number=args.get("order_number")).first()
         if order is None:
             raise CommitRejected("not_found", f"the ledger has no order {args.get('order_number')}")

@@ -49,7 +49,11 @@ class LedgerOrder(models.Model):
 
 
 class ToolExecution(models.Model):
-    """One executed write. The unique idempotency key makes execution once-only across processes."""
+    """The fate of one idempotency key: an executed write, or (voided) one that never may run.
+
+    The unique key makes execution once-only across processes; reconciliation voids a key it
+    found unexecuted, so a write still in flight somewhere cannot contradict the log later.
+    """
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="executions")
     idempotency_key = models.CharField(max_length=80, unique=True)
@@ -60,6 +64,7 @@ class ToolExecution(models.Model):
     execution_id = models.CharField(max_length=36, unique=True)
     receipt_id = models.CharField(max_length=16, unique=True)
     authorized_by = models.CharField(max_length=16, blank=True, default="")
+    voided = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -18,8 +18,10 @@ from lab.events.types import (
     CallerUnderstood,
     CallerUtterance,
     CommitFailed,
+    CommitReconciled,
     CommitStarted,
     CommitSucceeded,
+    CommitUncertain,
     Event,
     GateDecision,
     InputRejected,
@@ -109,6 +111,15 @@ def summarize(event: Event) -> str:
             )
         case CommitFailed() as p:
             return f"commit {p.attempt_id} failed: {p.failure_kind}"
+        case CommitUncertain() as p:
+            return f"commit {p.attempt_id} outcome uncertain: {p.reason}; waiting for the write"
+        case CommitReconciled() as p:
+            found = (
+                f"receipt {p.receipt.receipt_id} (execution {p.receipt.execution_id[:8]})"
+                if p.receipt
+                else "did not execute"
+            )
+            return f"commit {p.attempt_id} reconciled ({p.trigger}): {found}"
         case InputRejected() as p:
             return f"input rejected ({p.reason_kind}): {p.reason}"
         case RunEnded() as p:
@@ -184,6 +195,15 @@ def decision_item(event: Event) -> DecisionItem | None:
         case CommitSucceeded() as p:
             title = "Receipt replayed" if p.replayed else "Tool executed"
             return DecisionItem(event.id, "allow", title, summarize(event), [])
+        case CommitUncertain():
+            return DecisionItem(event.id, "info", "Commit outcome uncertain", summarize(event), [])
+        case CommitReconciled() as p:
+            tone, title = (
+                ("allow", "Reconciled: executed")
+                if p.receipt
+                else ("block", "Reconciled: not executed")
+            )
+            return DecisionItem(event.id, tone, title, f"{summarize(event)}. {p.evidence}", [])
     return None
 
 

@@ -39,6 +39,11 @@ def single_execution(log: LogIndex) -> Finding:
                 "execution produced.",
                 replay,
             )
+    for started in log.open_commits:
+        tally.lack(
+            f"Commit {started.attempt_id} ({started.id}) has no recorded outcome, so the sandbox "
+            "may hold an execution the log does not show."
+        )
     return tally.finding(
         f"{len(log.executions)} execution(s), one per proposal and idempotency key; "
         f"{len(log.replays)} repeat(s) returned the original receipt."
