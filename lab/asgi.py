@@ -32,11 +32,9 @@ class StaticFiles(ASGIStaticFilesHandler):
             # Traversal (SuspiciousFileOperation), a NUL byte (ValueError), a name too long
             # (OSError): each is a file that is not there, not a server error.
             missing = Http404("There is no such static file.")
-            response = await sync_to_async(response_for_exception, thread_sensitive=False)(
+            return await sync_to_async(response_for_exception, thread_sensitive=False)(
                 request, missing
             )
-            response._resource_closers.append(request.close)  # as Django's own handler does
-            return response
 
 
 request_limits.install()

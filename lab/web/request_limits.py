@@ -7,6 +7,8 @@ its line limit, and answers a bare 400 to too many or too large headers. Here th
 
 from __future__ import annotations
 
+from typing import Any
+
 from daphne.http_protocol import HTTPFactory
 from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 
@@ -39,10 +41,11 @@ class LimitedHTTPChannel(HTTPChannel):
     def _refuse(self, status: int, explanation: str) -> None:
         # The answer is final: whatever else the client sends is read and dropped.
         self.dataReceived = self.lineReceived = lambda *args: None  # type: ignore[method-assign]
-        self.transport.write(refusal(status, explanation))
+        transport: Any = self.transport  # a TCP transport: it half-closes
+        transport.write(refusal(status, explanation))
         # Half-close, then let the client finish: closing with its bytes unread would reset the
         # connection, which can destroy the answer before the client reads it.
-        self.transport.loseWriteConnection()
+        transport.loseWriteConnection()
         self.setTimeout(LINGER_S)
 
     def _too_long(self) -> None:
