@@ -86,6 +86,7 @@ LAB_TRUSTED_KEYS = env_list("LAB_TRUSTED_KEYS")
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.contenttypes",
+    "django.contrib.sessions",
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
@@ -98,6 +99,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -156,6 +158,9 @@ LAB_TOOL_TIMEOUT_MS = env_int("LAB_TOOL_TIMEOUT_MS", 1500, minimum=10, maximum=6
 # Pages on these origins (scheme://host[:port], comma-separated) may open the lab's WebSocket
 # besides the origin that serves the lab itself.
 LAB_TRUSTED_ORIGINS = env_list("LAB_TRUSTED_ORIGINS")
+
+# A dropped socket or a reload within this many seconds resumes the same run; 0 ends it at once.
+LAB_RECONNECT_GRACE_S = env_float("LAB_RECONNECT_GRACE_S", 15.0, minimum=0.0, maximum=3600.0)
 
 # WebSocket limits: a text message larger than this is refused with a clear error.
 LAB_MAX_TEXT_MESSAGE_BYTES = env_int(

@@ -66,6 +66,9 @@ _ORDINALS = _ORDINAL_UNITS | {
     "thirtieth": 30,
 }
 _QUALIFIERS = frozenset({"next", "this", "coming"})
+_NOT_A_DATE = frozenset(
+    {"am", "pm", "o'clock", "oclock", "hours", "minutes", "people", "dollars", "bucks"}
+)
 _RELATIVE = {"today": 0, "tomorrow": 1, "tmrw": 1, "tomorrows": 1}
 
 
@@ -158,7 +161,9 @@ def _read_date(
         month, index = _MONTHS.index(tokens[index].text) + 1, index + 1
         index += index < stop and tokens[index].text == "the"
     cued = index > first
-    read = _day_of_month(spoken, index, stop, bare_number=month is not None)
+    # After "the", a bare "14" is a date too: the recognizer often drops the "th".
+    bare = month is not None or (cued and _digits_alone(spoken, index, stop))
+    read = _day_of_month(spoken, index, stop, bare_number=bare)
     if read is None or not (cued or read[2]):
         return None
     number, end, _ = read
@@ -172,6 +177,15 @@ def _read_date(
         if day.day == number and month in (None, day.month):
             return spoken.reading(week.weekday(day), first, end)
     return spoken.reading(None, first, end)
+
+
+def _digits_alone(spoken: Spoken, index: int, stop: int) -> bool:
+    """A number of one or two digits that no time or count follows ("the 3 pm slot" is a time)."""
+    tokens = spoken.tokens
+    if index >= stop or not re.fullmatch(r"\d{1,2}", tokens[index].text):
+        return False
+    after = tokens[index + 1].text if index + 1 < stop else None
+    return after not in _NOT_A_DATE
 
 
 def _day_of_month(

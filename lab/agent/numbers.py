@@ -276,12 +276,16 @@ def read_digit_groups(
     """Digits spelled from tokens[first], unless pauses split them into groups of several digits.
 
     "4, 5, 1, 2" is one number said slowly; "4500, 12" may be one number or two, so its
-    reading is None: the caller is asked rather than given order 450012.
+    reading is None: the caller is asked rather than given order 450012. So is "4,500 12".
     """
     reading = read_digit_string(spoken, first, stop)
     if reading is None:
         return None
     tokens = spoken.tokens
+    literals = [i for i in range(reading.first, reading.end) if _LITERAL.fullmatch(tokens[i].text)]
+    if len(literals) > 1 and len(re.sub(r"\D", "", tokens[literals[0]].text)) > 2:
+        # "4,500 12": a whole number, then another; never glued into one order number.
+        return Reading(None, reading.heard, reading.first, reading.end)
     groups: list[list[int]] = [[]]
     for index in range(reading.first, reading.end):
         groups[-1].append(index)

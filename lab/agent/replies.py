@@ -32,7 +32,7 @@ _NAMES_REFUND = re.compile(r"\b(?:refund|refunds|refunded)\b")
 _PRESENCE = re.compile(
     r"\b(?:(?:i'm|i am|im) (?:still )?(?:here|there|on the line|listening|with you|back)"
     r"|still (?:here|there|on the line|with you)|(?:i )?can hear you|hear you (?:fine|ok|okay"
-    r"|now|well|clearly)|loud and clear|go on(?! then)|carry on|keep going|continue"
+    r"|now|well|clearly)|loud and clear|go on(?! then)|carry (?:it )?on|keep going|continue"
     r"|you were saying|(?:you're|you are) breaking up|bad line|was distracted|i'm back)\b"
 )
 _PRESENCE_ASKED = re.compile(
@@ -55,7 +55,9 @@ _HEDGE = re.compile(
     r"|so far|let me (?:think|check|see)|think about it|kind of|sort of|wait|hold on|hang on"
     r"|one sec(?:ond)?|give me a (?:sec|second|minute|moment)|for now|i hope|we'll see"
     r"|hard to say|torn|i need to check|ask my \w+|should be"
-    r"|(?:uh|um|er|erm|uhm) (?=yes|yeah|yep|ok|okay|sure))\b"
+    r"|(?:uh|um|er|erm|uhm) (?=yes|yeah|yep|ok|okay|sure)"
+    # The recognizer writes a hesitant "Hmm, yes" as "And yes": a yes that starts unclean.
+    r"|^and (?=yes|yeah|yep))\b"
 )
 _UNCERTAIN = re.compile(
     r"\b(?:not (?:so )?(?:sure|certain)|unsure|(?:don't|dont|do not) know|no idea)\b"
@@ -68,7 +70,7 @@ _POSITIVE = re.compile(
     r"\b(?:ok|okay|okey|alright|all right|sure|fine|good(?! (?:morning|afternoon|evening|night))"
     r"|great|nice|perfect|cool|lovely|excellent|awesome|wonderful|brilliant|right|works?"
     r"|could work|sounds (?:good|great|fine|right|perfect|ok|okay|like a plan)|uh huh|mm hmm"
-    r"|mhm|thanks|thank you|i think so|fair enough|got it|understood|sweet|super"
+    r"|mhm|mm+|thanks|thank you|i think so|fair enough|got it|understood|sweet|super"
     r"|i guess|i suppose|maybe|perhaps|probably|possibly|let me think|i believe so)\b"
 )
 # Words that may stand beside a yes without saying anything else.

@@ -26,7 +26,8 @@ _HOURS = UNITS | {"ten": 10, "eleven": 11, "twelve": 12}
 # Recognizer spellings of a spoken hour after "past" or "to": "Have passed to" is "half past two".
 _HOUR_SOUNDALIKES = {word: int(digit) for word, digit in HOMOPHONES.items() if digit != "0"}
 _TIME_CUES = frozenset({"at", "for", "say"})
-_APPROXIMATE = frozenset({"around", "about", "roughly", "approximately", "near", "nearer"})
+# "round" too: the recognizer drops the "a" of "around".
+_APPROXIMATE = frozenset({"around", "round", "about", "roughly", "approximately", "near"})
 _RELATIONS = {"past": 1, "passed": 1, "pass": 1, "after": 1, "to": -1, "till": -1, "til": -1}
 _AFTER = re.compile(
     r"^(?:after|later than|no earlier than|not before|from)\b|^(?:any ?time|anytime) after\b"

@@ -46,7 +46,7 @@ _SCOPE_ENDS = frozenset(
 _CORRECTION = re.compile(
     r"\b(?:actually|make (?:that|it)|instead|change (?:it |that |this )?to|switch (?:it |that )?to"
     r"|wait no|no wait|rather|i meant|i mean|scratch that|correction|how about|what about"
-    r"|on second thought|should be)\b"
+    r"|on second thought|should be|sorry)\b"
     r"|\bwrong\b"
     r"|\b(?:lower|raise|reduce|increase|drop|bring) (?:it|that|the amount)(?: down| up)? to\b"
     r"|(?<!order )\b(?:no|nope|nah)\b(?! (?:later|earlier|more|less|sooner|problem|worries))"

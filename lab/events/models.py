@@ -20,9 +20,18 @@ class Run(models.Model):
     channel = models.CharField(max_length=16)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who may see and drive the run: SHA-256 of the owner token its browser session holds
+    # (lab/runs/ownership.py), and of the read-only share link's token once one exists.
+    owner_hash = models.CharField(max_length=64)
+    share_hash = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    # The driver lease (lab/runs/lease.py): which live session may append, and until when
+    # others must wait before taking over. The holder is fenced on every append.
+    driver_token = models.CharField(max_length=64, blank=True, default="")
+    driver_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner_hash", "-created_at"], name="run_owner_recent")]
 
     def __str__(self) -> str:
         return f"{self.scenario_id} ({self.mode}, {self.channel})"

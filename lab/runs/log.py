@@ -27,6 +27,8 @@ class RunLog:
         self.run = run
         self.chain = EventChain(events)
         self.listeners: list[Listener] = []
+        # The driver lease this writer holds (lab/runs/lease.py); the store fences on it.
+        self.holder: str | None = None
         self._lock = asyncio.Lock()
 
     @property
@@ -56,6 +58,8 @@ class RunLog:
                 prev_hash=self.chain.last_hash,
             )
             # Only a stored event joins the in-memory chain, so a failed write cannot fork it.
-            await database_sync_to_async(store.event_append)(run=self.run, event=event)
+            await database_sync_to_async(store.event_append)(
+                run=self.run, event=event, holder=self.holder
+            )
             self.chain.events.append(event)
             return event

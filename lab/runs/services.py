@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
+from lab.runs.ownership import headless_owner_token, token_digest
 from lab.scenarios.catalog import contract_get
 
 
-def run_start(*, scenario_id: str, mode: Mode, channel: Channel) -> Run:
-    """Create a run of a known scenario; raises UnknownScenario for any other id."""
+def run_start(
+    *, scenario_id: str, mode: Mode, channel: Channel, owner_token: str | None = None
+) -> Run:
+    """Create a run of a known scenario owned by owner_token (default: this process's headless
+    owner, for runs it plays itself); raises UnknownScenario for any other id."""
     contract = contract_get(scenario_id)
     return Run.objects.create(
         scenario_id=contract.id,
@@ -16,4 +20,5 @@ def run_start(*, scenario_id: str, mode: Mode, channel: Channel) -> Run:
         contract_hash=contract.contract_hash,
         mode=mode.value,
         channel=channel.value,
+        owner_hash=token_digest(owner_token or headless_owner_token()),
     )

@@ -1,6 +1,7 @@
 """The run WebSocket: text frames carry JSON control messages, binary frames carry audio.
 
-A thin shell: it parses input, hands it to the run's session and renders what the log adds.
+A thin shell: it checks who is asking, drives the run's live session (lab/web/live.py) or
+watches it through the run's channel-layer group, and renders what the log adds.
 """
 
 from __future__ import annotations
@@ -14,11 +15,22 @@ from django.conf import settings
 
 from lab.events import store
 from lab.events.models import Run
-from lab.events.types import Channel, Event
-from lab.runs.session import RunClosed, RunSession
-from lab.runs.voice import ASR_EXECUTOR, TTS_EXECUTOR, AudioRejected, VoiceLink
+from lab.events.types import Event
+from lab.runs.ownership import RunAccess
+from lab.runs.session import RunClosed
+from lab.runs.voice import AudioRejected
 from lab.scenarios.catalog import UnknownScenario, contract_get
-from lab.speech import asr, tts
+from lab.scenarios.contracts import Contract
+from lab.web import limits
+from lab.web.access import NOT_FOUND, run_for_scope
+from lab.web.live import (
+    REGISTRY,
+    LiveRegistry,
+    LiveRun,
+    Role,
+    run_group,
+    sync_fragment,
+)
 from lab.web.messages import (
     BadMessage,
     EndMessage,
@@ -27,84 +39,145 @@ from lab.web.messages import (
     SayMessage,
     parse_client_message,
 )
-from lab.web.panel import agent_state_fragment, event_fragments, notice_fragment
+from lab.web.panel import notice_fragment
 
-# Runs with a live session in this process: a second tab may watch the log, not drive it.
-LIVE_RUNS: set[str] = set()
-
-CLOSE_NOT_FOUND = 4404
-CLOSE_BUSY = 4409
+CLOSE_POLICY = 1008  # too much rejected input, audio or text (lab/web/limits.py)
+CLOSE_NOT_FOUND = 4404  # no such run, or not this viewer's
 CLOSE_ENDED = 4410
-CLOSE_TOO_FAST = 4429
-CLOSE_BAD_AUDIO = 1003
-# Bad frames are recorded once per this many, so a broken client cannot flood the log.
-BAD_FRAME_REPORT_EVERY = 50
-BAD_FRAME_LIMIT = 200
+CLOSE_TOO_FAST = 4429  # audio faster than real time
 
 
-def _load(run_id: str) -> tuple[Run, list[Event]] | None:
-    run = Run.objects.filter(pk=run_id).first()
-    return (run, store.run_events(run)) if run else None
+def _load_events(run: Run) -> list[Event]:
+    return store.run_events(run)
+
+
+def _run_ended(run_id: str) -> bool:
+    return Run.objects.filter(pk=run_id, status=Run.Status.ENDED).exists()
 
 
 class RunConsumer(AsyncWebsocketConsumer):
-    session: RunSession | None = None
-    voice: VoiceLink | None = None
-    bad_frames = 0
+    """One socket of a run page: the owner's drives (one at a time), every other watches."""
+
+    def __init__(self, *args: Any, registry: LiveRegistry = REGISTRY, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.registry = registry
+        self.live: LiveRun | None = None
+        self.access: RunAccess | None = None
+        self.budget = limits.InputBudget()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        # The last event this page has: a broadcast of it or of anything older is skipped.
+        self.seen = 0
+        # Once the server closes the socket, frames still in flight are ignored.
+        self.closing = False
+
+    # -- connecting -------------------------------------------------------------------------
 
     async def connect(self) -> None:
-        self.tasks: set[asyncio.Task[Any]] = set()
-        self.run_id = str(self.scope["url_route"]["kwargs"]["run_id"])
         await self.accept()
-        loaded = await database_sync_to_async(_load)(self.run_id)
-        if loaded is None:
-            await self.send(text_data=notice_fragment("There is no run with this id."))
-            await self.close(code=CLOSE_NOT_FOUND)
+        access = await database_sync_to_async(run_for_scope)(self.scope)
+        if access is None:
+            await self._close_with(NOT_FOUND, CLOSE_NOT_FOUND)
             return
-        run, events = loaded
         try:
-            contract = contract_get(run.scenario_id)
+            self.contract: Contract = contract_get(access.run.scenario_id)
         except UnknownScenario as error:
-            await self.send(text_data=notice_fragment(str(error)))
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self._close_with(str(error), CLOSE_NOT_FOUND)
             return
-        if run.status == Run.Status.ENDED:
-            await self.send(text_data=notice_fragment("This run has ended.", tone="info"))
-            await self.close(code=CLOSE_ENDED)
+        self.access = access
+        self.run_id = str(access.run.id)
+        # Join before reading the log: nothing stored after the read can be missed.
+        await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
+        if access.run.status == Run.Status.ENDED:
+            events = await database_sync_to_async(_load_events)(access.run)
+            await self._show(events, Role.SHARED)
+            await self._close(CLOSE_ENDED)
             return
-        if self.run_id in LIVE_RUNS:
-            await self.send(
-                text_data=notice_fragment("This run is already open in another window.")
-            )
-            await self.close(code=CLOSE_BUSY)
+        if access.may_drive and await self._take_over(access):
             return
-        LIVE_RUNS.add(self.run_id)
-        self.session = RunSession(run=run, contract=contract, events=events)
-        self.session.listeners.append(self.on_event)
-        if run.channel == Channel.VOICE:
-            await self.send(text_data=notice_fragment("Loading the speech models…", tone="info"))
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(ASR_EXECUTOR, asr.load_model)
-            await loop.run_in_executor(TTS_EXECUTOR, tts.load_voice)
-            self.voice = VoiceLink(self.session, self.send_audio)
-            await self.send(text_data=notice_fragment("Speech models ready.", tone="info"))
-        await self.session.start()
+        await self._watch(access)
+
+    async def _take_over(self, access: RunAccess) -> bool:
+        """Drive the run from this socket if no other does; False leaves it watching."""
+        live = await self.registry.drive(run=access.run, contract=self.contract, driver=self)
+        if live is None:
+            return False
+        self.live = live
+        await self._show(live.session.events, Role.DRIVER)
+        await live.start()
+        return True
+
+    async def _watch(self, access: RunAccess) -> None:
+        """Show the stored log and follow the group; an owner's window waits to drive."""
+        events = await database_sync_to_async(_load_events)(access.run)
+        await self._show(events, Role.WATCHER if access.may_drive else Role.SHARED)
+        if access.may_drive:
+            self._spawn(self._wait_to_drive(access))
+
+    async def _wait_to_drive(self, access: RunAccess) -> None:
+        """An owner's extra window watches, and drives once the driving window is gone:
+        at once on this process, after the lease lapses on another."""
+        while self.live is None:
+            await self.registry.vacancy(self.run_id)
+            if await database_sync_to_async(_run_ended)(self.run_id):
+                return
+            if await self._take_over(access):
+                return
+
+    async def _show(self, events: list[Event], role: Role) -> None:
+        self.seen = events[-1].seq if events else 0
+        await self.send(text_data=sync_fragment(self.contract, events, role))
+
+    async def _close_with(self, message: str, code: int) -> None:
+        await self.send(text_data=notice_fragment(message))
+        await self._close(code)
 
     async def disconnect(self, code: int) -> None:
         for task in self.tasks:
             task.cancel()
-        if self.voice is not None:
-            self.voice.close()
-        if self.session is None:
-            return
-        LIVE_RUNS.discard(self.run_id)
-        await self.session.end(reason_kind="caller_left", reason="the caller left the call")
+        if self.access is not None:
+            await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)
+        if self.live is not None:
+            live, self.live = self.live, None
+            await live.detach(self)
+
+    # -- what live.py calls -----------------------------------------------------------------
+
+    async def deliver(self, html: str, *, seq: int | None = None) -> None:
+        if seq is not None:
+            if seq <= self.seen:
+                return
+            self.seen = seq
+        await self.send(text_data=html)
+
+    async def send_audio(self, data: bytes) -> None:
+        await self.send(bytes_data=data)
+
+    async def lost(self, reason: str) -> None:
+        """Another connection drives the run now: this one keeps watching it."""
+        self.live = None
+        await self.send(text_data=notice_fragment(f"This window lost the run: {reason}."))
+        if self.access is not None:
+            await self._watch(self.access)
+
+    async def run_fragments(self, message: dict[str, Any]) -> None:
+        """A group broadcast: the panel fragments of one new event (or a speaking state)."""
+        if self.live is not None and message["holder"] == self.live.holder:
+            return  # the driving socket had it directly
+        await self.deliver(message["html"], seq=message["seq"])
+
+    # -- input ------------------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.session is None:
+        if self.access is None or self.closing:
+            return
+        if self.live is None:
+            await self._refuse("watching", "this window is watching; another window drives")
             return
         if bytes_data is not None:
-            await self._audio(bytes_data)
+            await self._audio(self.live, bytes_data)
+            return
+        if not self.budget.message(asyncio.get_running_loop().time()):
+            await self._refuse("rate_limited", "too many messages; slow down")
             return
         try:
             message = parse_client_message(
@@ -113,24 +186,25 @@ class RunConsumer(AsyncWebsocketConsumer):
         except BadMessage as bad:
             await self._refuse(bad.kind, bad.reason)
             return
+        live = self.live
         match message:
             case SayMessage(text=text):
-                self._spawn(self.session.caller_says(text, source="typed"))
+                live.spawn(live.session.caller_says(text, source="typed"))
             case PlayMessage():
-                if self.session.events[-1].type == "run.ended" or any(
-                    task.get_name() == "script" for task in self.tasks
-                ):
+                if live.session.ended or live.busy("script"):
                     await self._refuse("script_busy", "the scripted caller is already playing")
                 else:
-                    self._spawn(self.session.play_script(), name="script")
+                    live.spawn(live.session.play_script(), name="script")
             case EndMessage():
-                await self.session.end(reason_kind="completed", reason="the caller hung up")
+                await live.guard(
+                    live.session.end(reason_kind="completed", reason="the caller hung up")
+                )
             case PlayedMessage() as played:
-                if self.voice is None:
+                if live.voice is None:
                     await self._refuse("audio_unexpected", "playback reports belong to voice runs")
                     return
                 try:
-                    await self.voice.played(
+                    await live.voice.played(
                         utterance_event_id=played.utterance_event_id,
                         played_ms=played.played_ms,
                         total_ms=played.total_ms,
@@ -138,70 +212,37 @@ class RunConsumer(AsyncWebsocketConsumer):
                 except AudioRejected as rejected:
                     await self._refuse(rejected.kind, rejected.reason)
 
-    async def _audio(self, data: bytes) -> None:
+    async def _audio(self, live: LiveRun, data: bytes) -> None:
         try:
-            if self.voice is None:
+            if live.voice is None:
                 raise AudioRejected("audio_unexpected", "this run takes typed input, not audio")
-            await self.voice.push_mic(data)
+            await live.voice.push_mic(data)
         except AudioRejected as rejected:
+            await self._refuse(rejected.kind, rejected.reason, closing=rejected.close)
             if rejected.close:
-                await self._refuse(rejected.kind, rejected.reason)
-                await self.close(code=CLOSE_TOO_FAST)
-                return
-            await self._bad_frame(rejected)
+                await self._close(CLOSE_TOO_FAST)
         except RunClosed:
             return
 
-    async def _bad_frame(self, rejected: AudioRejected) -> None:
-        self.bad_frames += 1
-        if self.bad_frames % BAD_FRAME_REPORT_EVERY == 1:
-            await self._refuse(
-                rejected.kind, f"{rejected.reason} ({self.bad_frames} bad frame(s) so far)"
-            )
-        if self.bad_frames >= BAD_FRAME_LIMIT:
-            await self.close(code=CLOSE_BAD_AUDIO)
+    async def _refuse(self, kind: str, reason: str, *, closing: bool = False) -> None:
+        """Answer bad input; past the first few, only one in REPORT_EVERY is reported."""
+        verdict = self.budget.reject()
+        if verdict.report or verdict.close or closing:
+            if verdict.count > 1:
+                reason = f"{reason} ({verdict.count} rejected so far)"
+            await self.send(text_data=notice_fragment(f"Not accepted: {reason}"))
+            if self.live is not None:
+                # Only the driver writes; a watcher's refusals are told, never recorded.
+                live = self.live
+                await live.guard(live.session.reject_input(reason_kind=kind, reason=reason))
+        if verdict.close:
+            await self._close(CLOSE_POLICY)
 
-    async def send_audio(self, data: bytes) -> None:
-        await self.send(bytes_data=data)
+    async def _close(self, code: int) -> None:
+        self.closing = True
+        await self.close(code=code)
 
-    async def on_event(self, event: Event) -> None:
-        if self.session is None:
-            return
-        html = event_fragments(self.session.contract, self.session.events, event)
-        if self.voice is None and event.type in ("agent.utterance", "agent.interrupted"):
-            speaking = event.type == "agent.utterance"
-            html += agent_state_fragment(speaking=speaking)
-            if speaking and not any(task.get_name() == "listening" for task in self.tasks):
-                self._spawn(self._announce_listening(), name="listening")
-        await self.send(text_data=html)
-
-    async def _announce_listening(self) -> None:
-        """Tell a typed caller when the agent's speech has run out."""
-        session = self.session
-        while session is not None and not session.ended:
-            remaining = session.timeline.busy_until(session.now()) - session.now()
-            if remaining <= 0:
-                await self.send(text_data=agent_state_fragment(speaking=False))
-                return
-            await asyncio.sleep(remaining)
-
-    async def _refuse(self, kind: str, reason: str) -> None:
-        await self.send(text_data=notice_fragment(f"Not accepted: {reason}"))
-        if self.session is not None:
-            try:
-                await self.session.reject_input(reason_kind=kind, reason=reason)
-            except RunClosed:
-                return
-
-    def _spawn(self, work: Any, *, name: str | None = None) -> None:
-        task = asyncio.ensure_future(self._guard(work))
-        if name:
-            task.set_name(name)
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-
-    async def _guard(self, work: Any) -> None:
-        try:
-            await work
-        except RunClosed:
-            await self.send(text_data=notice_fragment("This run has ended.", tone="info"))

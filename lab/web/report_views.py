@@ -28,6 +28,7 @@ from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Verification
 from lab.scenarios.catalog import UnknownScenario
 from lab.scenarios.contracts import Contract
+from lab.web.access import run_for_request
 from lab.web.panel import TEMPLATE, decision_item, panel_context, summarize, transcript_item
 
 # Stepping re-evaluates every prefix of the log; beyond this the replay shows the end state only.
@@ -37,7 +38,7 @@ MAX_PUBLIC_KEY_BYTES = 16 * 1024
 
 @require_GET
 def run_report_json(request: HttpRequest, run_id: str) -> HttpResponse:
-    run = get_object_or_404(Run, pk=run_id)
+    run: Run = run_for_request(request, run_id).run  # the owner's, or a share link's
     try:
         report = report_for_run(run)
     except (ReportUnavailable, UnknownScenario) as error:

@@ -9,6 +9,11 @@ urlpatterns = [
     path("runs/", views.run_create, name="run_create"),
     path("runs/<uuid:run_id>/", views.run_page, name="run_page"),
     path("runs/<uuid:run_id>/events.json", views.run_events_json, name="run_events_json"),
+    path("runs/<uuid:run_id>/share/", views.run_share, name="run_share"),
+    # Read-only capability links: the token alone names the run.
+    path("share/<str:share>/", views.run_page, name="shared_run_page"),
+    path("share/<str:share>/events.json", views.run_events_json, name="shared_events_json"),
+    path("share/<str:share>/report.json", views.shared_report_json, name="shared_report_json"),
     path("scenarios/<str:scenario_id>.json", views.scenario_json, name="scenario_json"),
     path("runs/<uuid:run_id>/report.json", report_views.run_report_json, name="run_report_json"),
     path("keys/lab-ed25519.pub", report_views.lab_public_key_pem, name="lab_public_key_pem"),

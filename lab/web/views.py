@@ -1,21 +1,28 @@
-"""Pages: the scenario picker, the run page and the run's event log download."""
+"""Pages: the scenario picker, the run page (its owner's or a share link's), the event log
+download and share links."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
+from uuid import UUID
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from pydantic import BaseModel, ValidationError
 
 from lab.events import store
-from lab.events.models import Run
 from lab.events.types import Channel, Mode
+from lab.runs.ownership import Access, RunAccess, runs_owned, share_link_create
 from lab.runs.services import run_start
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
 from lab.scenarios.contracts import Contract
-from lab.web.panel import panel_context
+from lab.web import report_views
+from lab.web.access import owner_token_ensure, owner_token_of, run_for_request
+from lab.web.panel import TEMPLATE, panel_context
 
 
 class RunForm(BaseModel):
@@ -26,7 +33,7 @@ class RunForm(BaseModel):
 
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    recent = Run.objects.all()[:10]
+    recent = runs_owned(owner_token_of(request))[:10]
     return render(request, "web/index.html", {"contracts": _picker_contracts(), "recent": recent})
 
 
@@ -39,12 +46,18 @@ def run_create(request: HttpRequest) -> HttpResponse:
         fields["mode"] = Mode.UNGUARDED.value
     try:
         form = RunForm.model_validate(fields)
-        run = run_start(scenario_id=form.scenario, mode=form.mode, channel=form.channel)
+        contract_get(form.scenario)
     except ValidationError as error:
         problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors(include_url=False))
         return _bad_request(request, f"The run could not start: {problems}.")
     except UnknownScenario as error:
         return _bad_request(request, str(error).capitalize() + ".")
+    run = run_start(
+        scenario_id=form.scenario,
+        mode=form.mode,
+        channel=form.channel,
+        owner_token=owner_token_ensure(request),
+    )
     return redirect("run_page", run_id=run.id)
 
 
@@ -62,21 +75,66 @@ def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
     )
 
 
+def _page_context(request: HttpRequest, access: RunAccess) -> dict[str, Any]:
+    run = access.run
+    contract = contract_get(run.scenario_id)
+    if access.access is Access.SHARED:
+        share = request.resolver_match.kwargs["share"] if request.resolver_match else ""
+        urls = {
+            "ws_url": f"/ws/share/{share}/",
+            "events_url": reverse("shared_events_json", args=[share]),
+            "report_url": reverse("shared_report_json", args=[share]),
+        }
+    else:
+        urls = {
+            "ws_url": f"/ws/runs/{run.id}/",
+            "events_url": reverse("run_events_json", args=[run.id]),
+            "report_url": reverse("run_report_json", args=[run.id]),
+        }
+    return {
+        "run": run,
+        "access": access.access.value,
+        # The socket says whether this window drives; until then nothing looks live.
+        "role": "connecting" if access.may_drive else "shared",
+        **urls,
+        **panel_context(contract, store.run_events(run)),
+    }
+
+
+@never_cache
 @require_GET
-def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
-    run = get_object_or_404(Run, pk=run_id)
+def run_page(request: HttpRequest, run_id: UUID | None = None, share: str = "") -> HttpResponse:
+    access = run_for_request(request, run_id)
     try:
-        contract = contract_get(run.scenario_id)
+        context = _page_context(request, access)
     except UnknownScenario as error:
         return _bad_request(request, str(error).capitalize() + ".")
-    events = store.run_events(run)
-    context = {"run": run, **panel_context(contract, events)}
     return render(request, "web/run.html", context)
 
 
+@require_POST
+def run_share(request: HttpRequest, run_id: UUID) -> HttpResponse:
+    """A new read-only link to the owner's run, shown once (only its digest is stored)."""
+    access = run_for_request(request, run_id)
+    if not access.may_drive:
+        return HttpResponse("Only the run's owner can share it.\n", status=403)
+    token = share_link_create(run=access.run)
+    share_url = request.build_absolute_uri(reverse("shared_run_page", args=[token]))
+    if request.headers.get("HX-Request") == "true":
+        context = {"run": access.run, "share_url": share_url}
+        return render(request, f"{TEMPLATE}#share", context)
+    context = {**_page_context(request, access), "share_url": share_url}
+    response = render(request, "web/run.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@never_cache
 @require_GET
-def run_events_json(request: HttpRequest, run_id: str) -> HttpResponse:
-    run = get_object_or_404(Run, pk=run_id)
+def run_events_json(
+    request: HttpRequest, run_id: UUID | None = None, share: str = ""
+) -> HttpResponse:
+    run = run_for_request(request, run_id).run
     events = store.run_events(run)
     body = {
         "run_id": str(run.id),
@@ -88,6 +146,14 @@ def run_events_json(request: HttpRequest, run_id: str) -> HttpResponse:
     response = HttpResponse(json.dumps(body, indent=2), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="run-{run.id}-events.json"'
     return response
+
+
+@never_cache
+@require_GET
+def shared_report_json(request: HttpRequest, share: str) -> HttpResponse:
+    """A share link's evidence report: the owner's download, reached through the link."""
+    run = run_for_request(request).run
+    return report_views.run_report_json(request, str(run.id))
 
 
 @require_GET

@@ -137,6 +137,14 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
     if (el.start) el.start.disabled = true;
   });
 
+  // run.js: only the driving window may send audio; a watching one releases the mic
+  // (a reconnecting one keeps it: frames wait until the socket is back).
+  document.addEventListener("lab:role", (event) => {
+    if (["driver", "connecting"].includes(event.detail.role) || !mic) return;
+    stopMic();
+    setStatus("This window no longer drives the run, so the microphone was turned off.");
+  });
+
   document.addEventListener("htmx:wsBeforeMessage", (event) => {
     const message = event.detail.message;
     if (typeof message === "string") return; // HTML fragments are htmx's to swap

@@ -14,6 +14,7 @@ from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts, contract_get
 from lab.web.management.commands.runscenarios import play_headless
+from tests.web.owners import owner_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,7 +25,8 @@ async def start(scenario_id: str, mode: Mode = Mode.GUARDED):
     run = await database_sync_to_async(run_start)(
         scenario_id=scenario_id, mode=mode, channel=Channel.TYPED
     )
-    communicator = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=ORIGIN)
+    headers = [*ORIGIN, await owner_cookie()]
+    communicator = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=headers)
     connected, _ = await communicator.connect()
     assert connected
     return run, communicator
@@ -167,7 +169,9 @@ async def test_an_ended_run_cannot_be_driven_again(fast_clock):
     await communicator.send_to(text_data=json.dumps({"action": "end"}))
     await drain_until(communicator, 'data-final="true"')
     await communicator.disconnect()
-    again = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=ORIGIN)
+    again = WebsocketCommunicator(
+        application, f"/ws/runs/{run.id}/", headers=[*ORIGIN, await owner_cookie()]
+    )
     await again.connect()
     assert "has ended" in await again.receive_from()
     assert (await again.receive_output())["code"] == 4410

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
+from tests.web.owners import act_as_owner
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +55,7 @@ def test_a_bad_channel_is_a_clear_400(client):
 
 def test_the_run_page_shows_instructions_and_the_unguarded_label(client):
     run = run_start(scenario_id="correction", mode=Mode.UNGUARDED, channel=Channel.TYPED)
+    act_as_owner(client)
     page = client.get(f"/runs/{run.id}/").content.decode()
     assert "Thursday afternoon" in page
     assert "Unguarded mode" in page

@@ -14,6 +14,7 @@ from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.runs.voice import AGENT_AUDIO, STOP_AUDIO
 from lab.speech import tts
+from tests.web.owners import owner_cookie
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
@@ -74,7 +75,8 @@ async def open_call(scenario_id: str = "correction"):
     run = await database_sync_to_async(run_start)(
         scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.VOICE
     )
-    communicator = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=ORIGIN)
+    headers = [*ORIGIN, await owner_cookie()]
+    communicator = WebsocketCommunicator(application, f"/ws/runs/{run.id}/", headers=headers)
     connected, _ = await communicator.connect(timeout=30)
     assert connected
     return run, Call(communicator)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -20,19 +21,26 @@ from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
+from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
 from lab.scenarios.contracts import CallerLine
+from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.database import require_migrated
 
 RUN_TIMEOUT_S = 600
 
 
-async def play_headless(run: Run) -> None:
-    """Connect like a browser, press "play", and wait for the final verdict fragment."""
+async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
+    """Connect like the owner's browser, press "play", and wait for the final verdict fragment.
+
+    The run's owner defaults to this process's headless owner (lab.runs.services.run_start)."""
+    session = await database_sync_to_async(owner_session_new)(owner_token or headless_owner_token())
     communicator = WebsocketCommunicator(
-        application, f"/ws/runs/{run.id}/", headers=[(b"origin", b"http://127.0.0.1")]
+        application,
+        f"/ws/runs/{run.id}/",
+        headers=[(b"origin", b"http://127.0.0.1"), session_cookie(session)],
     )
     connected, _ = await communicator.connect()
     if not connected:
@@ -48,6 +56,7 @@ async def play_headless(run: Run) -> None:
                     break
     finally:
         await communicator.disconnect()
+        await database_sync_to_async(session.delete)()
 
 
 async def play_free(run: Run, lines: list[str]) -> None:
