@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "lab.tools",
     "lab.web",
     "lab.reports",
+    "lab.audit",
 ]
 
 MIDDLEWARE = [

@@ -16,12 +16,21 @@ from django.db import IntegrityError, transaction
 
 from lab.events.chain import digest
 from lab.events.models import Run, StoredEvent
-from lab.events.types import PAYLOAD, Action, Args, GateDecision, Mode, Operation, Outcome, Receipt
+from lab.events.types import (
+    PARTS_OF_DAY,
+    PAYLOAD,
+    Action,
+    Args,
+    GateDecision,
+    Mode,
+    Operation,
+    Outcome,
+    Receipt,
+)
 from lab.tools.authorization import Authorization, CommitRequest, Grant
 from lab.tools.models import Appointment, CalendarSlot, LedgerOrder, ToolExecution
 
 FIXTURE_DIR = Path(settings.BASE_DIR) / "fixtures"
-PARTS_OF_DAY = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24)}
 
 
 class CommitRejected(Exception):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from lab.web import report_views, views
+from lab.web import grade_views, report_views, views
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -22,4 +22,5 @@ urlpatterns = [
     path("reports/schema.json", report_views.report_schema, name="report_schema"),
     path("reports/<uuid:report_id>/", report_views.report_page, name="report_page"),
     path("reports/<uuid:report_id>/replay/", report_views.report_replay, name="report_replay"),
+    path("grade/", grade_views.grade_page, name="grade_page"),
 ]

@@ -17,6 +17,7 @@ from lab.reports.services import report_verify
 from lab.reports.signing import public_key_pem
 from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Origin
+from lab.runs.ownership import OWNER_SESSION_KEY, owner_token_new
 from lab.runs.services import run_start
 from lab.web.management.commands.runscenarios import play_headless
 from tests.reports.tampering import BATTERY, Tamper, encoded, resealed
@@ -43,8 +44,14 @@ def derived_verdict(response) -> str:
 
 @pytest.mark.django_db(transaction=True)
 def test_the_run_page_offers_the_signed_evidence_report_for_download(client, fast_clock):
-    run = run_start(scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED)
-    asyncio.run(play_headless(run))
+    owner = owner_token_new()
+    session = client.session
+    session[OWNER_SESSION_KEY] = owner
+    session.save()
+    run = run_start(
+        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED, owner_token=owner
+    )
+    asyncio.run(play_headless(run, owner_token=owner))
     page = client.get(reverse("run_page", args=[run.id]))
     link = reverse("run_report_json", args=[run.id])
     assert f'href="{link}" download' in page.content.decode()
