@@ -17,8 +17,13 @@ class ConstraintListError(ValueError):
 def error_from_validation(error: ValidationError) -> ConstraintListError:
     """The first problem pydantic found, with its location written as a path."""
     first = error.errors()[0]
-    path = ""
-    for part in first["loc"]:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else str(part)
     message = str(first["msg"]).removeprefix("Value error, ")
-    return ConstraintListError(path or "(the list)", message)
+    return ConstraintListError(error_path(first["loc"]) or "(the list)", message)
+
+
+def error_path(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location written as a path: ("hours", "sat") is "hours.sat"."""
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else str(part)
+    return path

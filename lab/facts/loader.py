@@ -34,13 +34,28 @@ def parse_constraints(data: Any) -> ConstraintList:
 
 def load_constraints(path: Path) -> ConstraintList:
     """Read and validate one constraint-list file."""
+    return constraints_from_bytes(path.read_bytes())
+
+
+def constraints_from_bytes(raw: bytes) -> ConstraintList:
+    """Validate a constraint list given as the bytes of its JSON (a file or an upload)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConstraintListError("(the list)", f"not UTF-8 (byte {error.start + 1})") from None
+    except RecursionError:
+        raise ConstraintListError("(the list)", "nested too deeply to be a list") from None
     except json.JSONDecodeError as error:
         raise ConstraintListError(
             f"line {error.lineno} column {error.colno}", f"not JSON: {error.msg}"
         ) from None
     return parse_constraints(data)
+
+
+def tenants(directory: Path = FIXTURES) -> list[str]:
+    """Every tenant with at least one list in directory, by name."""
+    names = (_TENANT_FILE.fullmatch(path.name) for path in directory.glob("tenant-*.json"))
+    return sorted({match["tenant"] for match in names if match})
 
 
 def tenant_versions(tenant: str, directory: Path = FIXTURES) -> list[int]:
@@ -62,7 +77,9 @@ def load_tenant(
         raise ConstraintListError("(the list)", f"no constraint list for tenant {tenant!r}")
     number = versions[-1] if version is None else version
     if number not in versions:
-        raise ConstraintListError("version", f"tenant {tenant!r} has versions {versions}")
+        raise ConstraintListError(
+            "version", f"tenant {tenant!r} has no version {number}; it has versions {versions}"
+        )
     loaded = load_constraints(directory / f"tenant-{tenant}.v{number}.json")
     # A file is named for the list it holds; a mismatch means someone edited a version in place.
     expected = f"{tenant}_v{number}"

@@ -1,0 +1,65 @@
+"""Audit records: one row per graded agent turn, written once (the database refuses updates).
+
+The structured parts (grade, grounding, retrieval) are the entry's pydantic models as JSON; the
+columns beside them are copies made at write time for the queries the queue and the APIs run.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from lab.audit.schema import AuditChannel
+from lab.events.models import Run
+
+
+class AuditRecord(models.Model):
+    tenant = models.CharField(max_length=64)
+    agent = models.CharField(max_length=64)
+    call_id = models.CharField(max_length=128)
+    # Imported calls have no run; a run with audit records is kept (compliance reads them later).
+    run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_records"
+    )
+    turn_id = models.CharField(max_length=128)
+    channel = models.CharField(max_length=16, choices=[(c.value, c.value) for c in AuditChannel])
+    utterance = models.TextField()
+    # An empty string stands for None here, in category and in knowledge_base_version.
+    caller_turn = models.TextField(blank=True)
+    verdict = models.CharField(max_length=16)
+    category = models.CharField(max_length=16, blank=True)
+    severity = models.CharField(max_length=8)
+    grounding_verdict = models.CharField(max_length=16)
+    # Whether the turn belongs in the operator's queue (lab.audit.schema.is_flagged).
+    flagged = models.BooleanField()
+    grader = models.CharField(max_length=64)
+    grader_version = models.CharField(max_length=32)
+    constraint_list_version = models.CharField(max_length=64)
+    constraint_list_digest = models.CharField(max_length=64)
+    knowledge_base_version = models.CharField(max_length=96, blank=True)
+    retrieval_confidence = models.FloatField(null=True, blank=True)
+    grade = models.JSONField()
+    grounding = models.JSONField()
+    retrieval = models.JSONField(null=True, blank=True)
+    grade_latency_ms = models.FloatField()
+    turn_latency_ms = models.FloatField(null=True, blank=True)
+    spoken_at = models.DateTimeField(null=True, blank=True)
+    graded_at = models.DateTimeField()
+    recorded_at = models.DateTimeField(auto_now_add=True)
+    # SHA-256 of the entry (lab.audit.schema.AuditEntry.content_key): the same turn, graded the
+    # same way, is one row however often it is imported or retried.
+    content_key = models.CharField(max_length=64, unique=True)
+    corrects = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
+    )
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["tenant", "agent", "-id"], name="audit_agent_newest"),
+            models.Index(fields=["tenant", "-id"], name="audit_tenant_newest"),
+            models.Index(fields=["tenant", "flagged", "-id"], name="audit_tenant_flagged"),
+            models.Index(fields=["tenant", "call_id", "turn_id"], name="audit_turn"),
+        ]
+
+    def __str__(self) -> str:
+        return f"audit_{self.id} {self.call_id}/{self.turn_id} {self.verdict}"

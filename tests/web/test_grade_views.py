@@ -1,0 +1,154 @@
+"""The upload page: grade a transcript from outside, see each turn, bad input gets a clear 400."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from lab.audit.models import AuditRecord
+from lab.web.grade_views import MAX_TRANSCRIPT_BYTES
+from tests.audit.calls import SEED_LIST, demo_calls, jsonl, seed_call
+
+pytestmark = pytest.mark.django_db
+
+
+def upload(data: bytes, name: str = "calls.jsonl") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data, content_type="application/octet-stream")
+
+
+def post(client: Client, data: bytes, **fields: object):
+    return client.post("/grade/", {"transcript": upload(data), "tenant": "demo", **fields})
+
+
+def turns_shown(page: str) -> list[tuple[str, str]]:
+    """(verdict, grounding) of every turn card, in page order."""
+    return re.findall(
+        r'class="graded-turn[^"]*" id="turn-\d+" data-verdict="(\w+)" '
+        r'data-grounding="(\w+)"',
+        page,
+    )
+
+
+def test_the_form_offers_the_tenants_and_a_constraint_list_upload(client):
+    page = client.get("/grade/").content.decode()
+    assert '<option value="demo"' in page and "demo_v1" in page
+    assert 'name="transcript"' in page and 'name="constraints"' in page
+    assert 'name="csrfmiddlewaretoken"' in page
+
+
+def test_an_upload_shows_each_turns_grade_grounding_claim_and_cited_chunks(client):
+    lines, expected = demo_calls()
+    response = post(client, jsonl(lines))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert turns_shown(page) == [(e.verdict, e.grounding) for e in expected]
+    assert 'class="badge grade unsupported">unsupported<' in page
+    assert 'class="badge grounding no_marker">no_marker<' in page
+    # The wrong wheel-truing price: the claim, the constraint checked and why.
+    assert "wheel truing price $45.00" in page and "<code>px_wheel_true</code>" in page
+    assert "conflicts with the listed wheel truing price of $35.00" in page
+    assert (
+        '<li class="chunk cited"><span class="marker">[KB-1]</span> <code>doc-px_flat_repair'
+        in page
+    )
+    assert "[KB-5] (past a window of 2)" in page
+    assert AuditRecord.objects.filter(channel="imported").count() == len(expected)
+
+
+def test_an_uploaded_constraint_list_in_the_seeds_shape_is_used(client):
+    lines, expected = seed_call()
+    listing = upload(json.dumps(SEED_LIST).encode(), "list.json")
+    response = post(client, jsonl(lines), source="upload", constraints=listing)
+    assert response.status_code == 200
+    assert turns_shown(response.content.decode()) == [(e.verdict, e.grounding) for e in expected]
+    assert set(AuditRecord.objects.values_list("tenant", flat=True)) == {"external"}
+
+
+def test_uploading_the_same_file_again_stores_nothing_new(client):
+    data = jsonl(demo_calls()[0])
+    post(client, data)
+    page = post(client, data).content.decode()
+    assert "0 new audit records" in page
+    assert AuditRecord.objects.count() == len(demo_calls()[1])
+
+
+@pytest.mark.parametrize(
+    ("data", "fields", "words"),
+    [
+        (
+            b'{"call_id": "c", "turn_id": "t", "speaker": "caller", "text": "hi"}\n{oops',
+            {},
+            "line 2: not a JSON object",
+        ),
+        (
+            b'{"call_id": "c", "turn_id": "t", "speaker": "bot", "text": "hi"}',
+            {},
+            "line 1: speaker",
+        ),
+        (
+            b'{"call_id": "c", "turn_id": "t", "speaker": "agent", "text": "hi", '
+            b'"retrieval": [{"id": "a", "text": "x", "score": "high"}]}',
+            {},
+            "line 1: retrieval[0].score",
+        ),
+        (b"", {}, "no agent turns"),
+        (b"x" * (MAX_TRANSCRIPT_BYTES + 1), {}, "over the limit of 2,097,152 bytes"),
+        (jsonl(demo_calls()[0]), {"tenant": "nobody"}, "no constraint list for tenant"),
+        (jsonl(demo_calls()[0]), {"version": "demo_v9"}, "has no version 9"),
+        (jsonl(demo_calls()[0]), {"agent": "Not A Slug"}, "not an agent slug"),
+        (jsonl(demo_calls()[0]), {"source": "upload"}, "No constraint list was uploaded"),
+        (jsonl(demo_calls()[0]), {"source": "telepathy"}, "source"),
+    ],
+)
+def test_bad_uploads_are_a_400_that_says_what_is_wrong_and_store_nothing(
+    client, data, fields, words
+):
+    response = post(client, data, **fields)
+    assert response.status_code == 400
+    assert words in response.content.decode().replace("&#x27;", "'")
+    assert "Nothing was stored" in response.content.decode()
+    assert AuditRecord.objects.count() == 0
+
+
+def test_a_bad_constraint_list_upload_is_a_400_with_the_path(client):
+    broken = upload(json.dumps({**SEED_LIST, "hours": {"sat": "15:00-09:00"}}).encode(), "l.json")
+    response = post(client, jsonl(seed_call()[0]), source="upload", constraints=broken)
+    assert response.status_code == 400 and "hours.sat" in response.content.decode()
+    response = post(client, jsonl(seed_call()[0]), source="upload", constraints=upload(b"\xff"))
+    assert response.status_code == 400 and "not UTF-8" in response.content.decode()
+
+
+def test_no_transcript_is_a_400(client):
+    response = client.post("/grade/", {"tenant": "demo"})
+    assert response.status_code == 400 and "No transcript was uploaded" in response.content.decode()
+
+
+def test_random_bytes_are_never_a_500(client):
+    rng = random.Random(7)
+    good = jsonl(demo_calls()[0])
+    for _ in range(25):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 8)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        assert post(client, bytes(data)).status_code in (200, 400)
+
+
+def test_a_post_without_the_csrf_token_is_refused():
+    response = Client(enforce_csrf_checks=True).post(
+        "/grade/", {"transcript": upload(jsonl(demo_calls()[0])), "tenant": "demo"}
+    )
+    assert response.status_code == 403
+    assert AuditRecord.objects.count() == 0
+
+
+def test_the_page_needs_no_inline_script_or_style(client):
+    for page in (client.get("/grade/"), post(client, jsonl(demo_calls()[0]))):
+        html = page.content.decode()
+        assert not re.search(r"<script(?![^>]*\bsrc=)", html)
+        assert "<style" not in html and " style=" not in html
+        assert not re.search(r"\son[a-z]+=", html)
