@@ -2,4 +2,14 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-urlpatterns = [path("", include("lab.web.urls"))]
+from lab.web import trust_views
+
+urlpatterns = [
+    path("", include("lab.web.urls")),
+    path("reports/keys/", trust_views.trusted_keys, name="trusted_keys"),
+    path(
+        "reports/keys/<int:pin_id>/remove/",
+        trust_views.trusted_key_remove,
+        name="trusted_key_remove",
+    ),
+]

@@ -1,4 +1,5 @@
-"""This lab instance's Ed25519 report-signing key, kept in LAB_STATE_DIR, outside the repository."""
+"""This lab instance's Ed25519 report-signing key, kept in LAB_STATE_DIR, outside the repository,
+and the public keys the lab's configuration trusts (LAB_TRUSTED_KEYS)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+
+from lab.reports.signing import KeyProblem, public_key_from_pem
 
 KEY_FILENAME = "lab-ed25519.pem"
 
@@ -59,3 +62,19 @@ def lab_private_key() -> Ed25519PrivateKey:
 
 def lab_public_key() -> Ed25519PublicKey:
     return lab_private_key().public_key()
+
+
+@functools.cache
+def _trusted(paths: tuple[str, ...]) -> tuple[Ed25519PublicKey, ...]:
+    keys = []
+    for path in paths:
+        try:
+            keys.append(public_key_from_pem(Path(path).read_bytes()))
+        except (OSError, KeyProblem) as error:
+            raise ImproperlyConfigured(f"LAB_TRUSTED_KEYS: {path} is unusable: {error}") from None
+    return tuple(keys)
+
+
+def configured_trusted_keys() -> tuple[Ed25519PublicKey, ...]:
+    """The keys every reader of this lab trusts, from PEM files named in LAB_TRUSTED_KEYS."""
+    return _trusted(tuple(settings.LAB_TRUSTED_KEYS))

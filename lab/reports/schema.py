@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, FailFast, Field
 
 from lab.evaluation.verdicts import Evaluation
 from lab.events.types import Action, Channel, Event, Mode, Receipt
 from lab.scenarios.contracts import Contract
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 _HEX64 = r"^[0-9a-f]{64}$"
 
 
@@ -66,14 +66,18 @@ class ToolCommit(_Strict):
     failure_kind: str | None
 
 
+# Long lists stop at their first bad item: a flood of bad items would otherwise cost seconds.
+FirstError = FailFast()
+
+
 class ToolIdentities(_Strict):
     """The adapters, receipts, idempotency keys and executions the run's commits name."""
 
-    adapters: list[str]
-    idempotency_keys: list[str]
-    receipt_ids: list[str]
-    execution_ids: list[str]
-    commits: list[ToolCommit]
+    adapters: Annotated[list[str], FirstError]
+    idempotency_keys: Annotated[list[str], FirstError]
+    receipt_ids: Annotated[list[str], FirstError]
+    execution_ids: Annotated[list[str], FirstError]
+    commits: Annotated[list[ToolCommit], FirstError]
 
 
 class Integrity(_Strict):
@@ -110,7 +114,7 @@ class Report(_Strict):
     evaluation: Evaluation = Field(
         description="The verdict as stated when the report was written; importers re-derive it."
     )
-    events: list[Event]
+    events: Annotated[list[Event], FirstError]
     tools: ToolIdentities
     integrity: Integrity
     signature: Signature | None = None

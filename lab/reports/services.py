@@ -1,8 +1,10 @@
-"""The Django edge of reports: export a stored run, verify with this lab's state, keep imports."""
+"""The Django edge of reports: export a stored run, verify with this lab's state and the keys a
+reader trusts, keep imports and pinned keys."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.utils import timezone
@@ -13,10 +15,11 @@ from lab.events.models import Run
 from lab.events.types import Channel, Mode, RunStarted
 from lab.policy.gate import GATE_VERSION
 from lab.reports.export import report_assemble
-from lab.reports.keys import lab_private_key, lab_public_key
-from lab.reports.models import ImportedReport
+from lab.reports.keys import configured_trusted_keys, lab_private_key, lab_public_key
+from lab.reports.models import ImportedReport, TrustedKey
 from lab.reports.runtime import runtime_describe
 from lab.reports.schema import Report
+from lab.reports.signing import key_id, public_key_from_pem, public_key_pem
 from lab.reports.verification import Verification, verify_report
 from lab.scenarios.catalog import canonical_contracts, contract_get
 
@@ -51,22 +54,38 @@ def report_for_run(run: Run) -> Report:
     )
 
 
-def report_verify(raw: bytes, *, supplied_key: Ed25519PublicKey | None = None) -> Verification:
-    """Every check, against this lab's canonical contracts and signing key."""
-    return verify_report(
-        raw, contracts=canonical_contracts(), lab_key=lab_public_key(), supplied_key=supplied_key
+def trusted_keys(owner: str | None) -> tuple[Ed25519PublicKey, ...]:
+    """The keys a reader trusts: the lab's configured ones and those their session pinned."""
+    pinned = TrustedKey.objects.filter(owner=owner) if owner else TrustedKey.objects.none()
+    return (
+        *configured_trusted_keys(),
+        *(public_key_from_pem(pin.public_key_pem.encode()) for pin in pinned),
     )
 
 
-def report_import(
-    *, raw: bytes, filename: str, supplied_key: Ed25519PublicKey | None = None
-) -> tuple[Verification, ImportedReport | None]:
-    """Verify an uploaded report and keep it only if it is structurally a report."""
-    verification = report_verify(raw, supplied_key=supplied_key)
-    if verification.report is None:
-        return verification, None
+def trusted_key_pin(*, owner: str, name: str, key: Ed25519PublicKey) -> TrustedKey:
+    """Pin key for owner under name; pinning it again renames it."""
+    pin, _ = TrustedKey.objects.update_or_create(
+        owner=owner,
+        key_id=key_id(key),
+        defaults={"name": name, "public_key_pem": public_key_pem(key)},
+    )
+    return pin
+
+
+def report_verify(raw: bytes, *, trusted: Sequence[Ed25519PublicKey] = ()) -> Verification:
+    """Every check, against this lab's canonical contracts and signing key."""
+    return verify_report(
+        raw, contracts=canonical_contracts(), lab_key=lab_public_key(), trusted_keys=trusted
+    )
+
+
+def report_store(*, raw: bytes, filename: str, verification: Verification) -> ImportedReport | None:
+    """Keep an uploaded report for replay, only if it is structurally a report."""
     report = verification.report
-    stored = ImportedReport.objects.create(
+    if report is None:
+        return None
+    return ImportedReport.objects.create(
         filename=filename[:255],
         document=raw.decode("utf-8"),
         sha256=hashlib.sha256(raw).hexdigest(),
@@ -74,4 +93,3 @@ def report_import(
         scenario_id=report.contract.id,
         event_count=len(report.events),
     )
-    return verification, stored

@@ -1,4 +1,4 @@
-"""Reading an untrusted report file: size, encoding, nesting, JSON, schema version, schema.
+"""Reading an untrusted report file: size, encoding, shape, JSON, numbers, text, schema.
 
 Pure: no Django, no I/O. Every refusal is a Finding with a fixed kind and a reason that names
 the problem; nothing here raises on bad input.
@@ -7,6 +7,7 @@ the problem; nothing here raises on bad input.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -21,8 +22,16 @@ from lab.reports.schema import SCHEMA_VERSION, Report
 MAX_REPORT_BYTES = 10 * 1024 * 1024
 # A report nests about seven levels deep (report, events, event, payload, request, args).
 MAX_DEPTH = 32
-# Beyond this many schema errors the rest are counted, not listed.
+# A 10 MB report of real runs holds about 60,000 arrays and objects and 300,000 values; these
+# caps leave room above that and refuse floods of tiny values before anything parses them.
+MAX_CONTAINERS = 200_000
+MAX_VALUES = 600_000
+# Numbers a report may hold: RFC 8785 (I-JSON) integers, and finite floats.
+MAX_SAFE_INTEGER = 2**53 - 1
+# Beyond this many schema errors the rest are counted, not listed; beyond the second figure
+# they are not even read out (that alone would take seconds), only counted.
 MAX_LISTED_ERRORS = 100
+MAX_READ_ERRORS = 50_000
 
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
 # With escapes gone a string cannot contain '"', so this pattern cannot backtrack.
@@ -31,6 +40,9 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEP = [0] * 256
 _STEP[ord("[")] = _STEP[ord("{")] = 1
 _STEP[ord("]")] = _STEP[ord("}")] = -1
+# The only escapes that decode to text the lab refuses: a UTF-16 surrogate (it may be unpaired)
+# and NUL (raw JSON cannot hold either unescaped).
+_SUSPECT_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +61,77 @@ class _NotJsonConstant(Exception):
     pass
 
 
+class _BadNumber(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What raw JSON holds, counted without parsing it: nesting, containers, values."""
+
+    depth: int
+    containers: int
+    values: int
+
+
+def _outside_strings(raw: bytes) -> bytes:
+    return _STRING.sub(b"", _ESCAPE.sub(b"", raw))
+
+
+def _depth(structure: bytes) -> int:
+    brackets = structure.translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
 def nesting_depth(raw: bytes) -> int:
     """How deeply arrays and objects nest in raw JSON, counted without parsing it."""
-    brackets = _STRING.sub(b"", _ESCAPE.sub(b"", raw)).translate(None, _NOT_BRACKETS)
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+    return _depth(_outside_strings(raw))
+
+
+def json_shape(raw: bytes) -> Shape:
+    """Depth, arrays and objects, and (about) how many values raw holds; all on the raw bytes."""
+    structure = _outside_strings(raw)
+    containers = structure.count(b"[") + structure.count(b"{")
+    # Every value but the first in an array or object follows a comma.
+    return Shape(_depth(structure), containers, structure.count(b",") + containers + 1)
+
+
+def _integer(token: str) -> int:
+    # The digits are counted first: int() itself raises beyond 4,300 of them.
+    digits = len(token.lstrip("-"))
+    if digits > 16:
+        raise _BadNumber(f"an integer of {digits:,} digits")
+    if abs(value := int(token)) > MAX_SAFE_INTEGER:
+        raise _BadNumber(f"the integer {token}")
+    return value
+
+
+def _float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _BadNumber(f"the number {token[:40]}")
+    return value
+
+
+def _first_bad_text(value: Any) -> str | None:
+    """The first string (or key) in value that is not Unicode text the lab can store."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if "\x00" in item:
+                return "holds U+0000 (NUL), which no report text needs and databases refuse"
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as error:
+                code = ord(item[error.start])
+                return f"holds an unpaired surrogate (U+{code:04X}), so it is not Unicode text"
+    return None
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -82,7 +161,10 @@ def _path(location: tuple[str | int, ...]) -> str:
 
 
 def _schema_findings(error: ValidationError) -> list[Finding]:
-    problems = error.errors(include_url=False)
+    count = error.error_count()
+    if count > MAX_READ_ERRORS:
+        return [Finding("schema", f"{count:,} schema errors: this is not a lab report")]
+    problems = error.errors(include_url=False, include_input=False, include_context=False)
     findings = [
         Finding("schema", f"{_path(p['loc'])}: {p['msg']}") for p in problems[:MAX_LISTED_ERRORS]
     ]
@@ -116,16 +198,31 @@ def _load(raw: bytes, max_bytes: int | None) -> tuple[Any, list[Finding]]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, [Finding("not_utf8", f"the file is not UTF-8 text (byte {error.start:,})")]
-    depth = nesting_depth(raw)
-    if depth > MAX_DEPTH:
+    shape = json_shape(raw)
+    if shape.depth > MAX_DEPTH:
         return None, [
             Finding(
                 "too_deep",
-                f"arrays and objects nest {depth:,} deep; a report needs at most {MAX_DEPTH}",
+                f"arrays and objects nest {shape.depth:,} deep; a report needs at most {MAX_DEPTH}",
+            )
+        ]
+    if shape.containers > MAX_CONTAINERS or shape.values > MAX_VALUES:
+        return None, [
+            Finding(
+                "too_many_values",
+                f"the file holds {shape.containers:,} arrays and objects and about "
+                f"{shape.values:,} values; a report holds at most {MAX_CONTAINERS:,} and "
+                f"{MAX_VALUES:,}",
             )
         ]
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant), []
+        document = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_reject_constant,
+            parse_int=_integer,
+            parse_float=_float,
+        )
     except json.JSONDecodeError as error:
         return None, [_decode_problem(text, error)]
     except _DuplicateKey as error:
@@ -138,8 +235,19 @@ def _load(raw: bytes, max_bytes: int | None) -> tuple[Any, list[Finding]]:
         ]
     except _NotJsonConstant as error:
         return None, [Finding("not_json", f"{error.args[0]} is not a JSON number")]
+    except _BadNumber as error:
+        return None, [
+            Finding(
+                "number_out_of_range",
+                f"{error.args[0]} is outside the numbers a report may hold (integers within "
+                "±(2^53 - 1), finite floats: RFC 8785)",
+            )
+        ]
     except RecursionError:
         return None, [Finding("too_deep", "arrays and objects nest too deeply to read")]
+    if _SUSPECT_ESCAPE.search(raw) and (problem := _first_bad_text(document)):
+        return None, [Finding("not_text", f"a string {problem}")]
+    return document, []
 
 
 def report_parse(raw: bytes, *, max_bytes: int | None = MAX_REPORT_BYTES) -> Parsed | list[Finding]:

@@ -1,169 +1,58 @@
 """Verifying a report without trusting what it says about itself.
 
 Five checks run in order: structure, contract, integrity, origin, re-evaluation. The verdict
-is always the one derived anew from the events; the file's own verdict is only compared.
-Pure: no Django, no I/O, no clock; the caller passes the canonical contracts and the keys.
+is always the one derived anew from the events; the file's own verdict is only compared, and
+origin is a result of its own beside consistency. Pure: no Django, no I/O, no clock; the caller
+passes the canonical contracts and the keys.
 """
 
 from __future__ import annotations
 
 import gc
 import json
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from lab.evaluation.evaluator import evaluate
-from lab.evaluation.verdicts import Evaluation, Verdict
-from lab.events.chain import GENESIS_HASH, digest, event_body
-from lab.events.types import RunStarted, event_id_for
+from lab.evaluation.verdicts import Evaluation
+from lab.events.types import RunStarted
 from lab.reports.canonical import body_digest
 from lab.reports.findings import Finding
-from lab.reports.schema import Report
-from lab.reports.signing import (
-    ORIGIN_DOES_NOT_PROVE,
-    ORIGIN_PROVES,
-    KeyProblem,
-    key_id,
-    public_key_from_pem,
-    public_key_pem,
-    raw_public_key,
-    signature_bytes,
-    signature_verifies,
+from lab.reports.integrity import check_integrity
+from lab.reports.origin import check_origin
+from lab.reports.results import (
+    Check,
+    CheckResult,
+    ContractStatus,
+    Difference,
+    Origin,
+    Status,
+    Verification,
+    capped,
+    short,
 )
+from lab.reports.schema import Report
 from lab.reports.structure import MAX_REPORT_BYTES, Parsed, report_parse
 from lab.reports.tools import tool_identities
 from lab.scenarios.contracts import Contract, contract_hash
 
-# Integrity findings beyond this many are counted, not listed (a forged log can break them all).
-MAX_LISTED_FINDINGS = 50
-_SHOWN = 12  # hex digits of a hash shown in a reason
-
-
-class Check(StrEnum):
-    STRUCTURE = "structure"
-    CONTRACT = "contract"
-    INTEGRITY = "integrity"
-    ORIGIN = "origin"
-    REEVALUATION = "re-evaluation"
-
-
-class Status(StrEnum):
-    OK = "ok"
-    NOTICE = "notice"
-    FAILED = "failed"
-    NOT_RUN = "not run"
-
-
-class ContractStatus(StrEnum):
-    IDENTICAL = "identical"
-    CHANGED = "changed"
-    UNKNOWN_VERSION = "unknown version"
-    UNKNOWN_ID = "unknown scenario"
-
-
-class Origin(StrEnum):
-    VALID_LAB = "valid (this lab)"
-    VALID_SUPPLIED = "valid (your key)"
-    UNKNOWN_KEY = "by an unknown key"
-    INVALID = "invalid"
-    ABSENT = "absent"
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    check: Check
-    summary: str
-    findings: tuple[Finding, ...] = ()
-    ran: bool = True
-
-    @property
-    def status(self) -> Status:
-        if not self.ran:
-            return Status.NOT_RUN
-        if any(f.blocking for f in self.findings):
-            return Status.FAILED
-        return Status.NOTICE if self.findings else Status.OK
-
-    @property
-    def number(self) -> int:
-        return list(Check).index(self.check) + 1
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    """One value the file states beside the value derived from its events."""
-
-    path: str
-    stated: str
-    derived: str
-
-
-@dataclass(frozen=True)
-class Verification:
-    checks: tuple[CheckResult, ...]
-    report: Report | None = None
-    contract_status: ContractStatus | None = None
-    contract_source: Literal["canonical", "embedded"] | None = None
-    contract_used: Contract | None = None
-    derived: Evaluation | None = None
-    differences: tuple[Difference, ...] = ()
-    origin: Origin | None = None
-
-    @property
-    def rejected(self) -> bool:
-        """Structure failed: the file could not be read as a report at all."""
-        return self.report is None
-
-    @property
-    def consistent(self) -> bool:
-        return not self.rejected and not any(
-            f.blocking for check in self.checks for f in check.findings
-        )
-
-    @property
-    def verdict(self) -> Verdict | None:
-        """The re-derived verdict; never the one the file states."""
-        return self.derived.verdict if self.derived else None
-
-    def check(self, check: Check) -> CheckResult:
-        return next(result for result in self.checks if result.check is check)
-
-    def problems(self) -> list[str]:
-        """The first blocking finding of each failed check, as 'check: reason'."""
-        return [
-            f"{result.check}: {next(f.reason for f in result.findings if f.blocking)}"
-            for result in self.checks
-            if result.status is Status.FAILED
-        ]
-
-    def summary(self, name: str) -> str:
-        """The one line a person reads first: consistent or not, verdict, signature."""
-        if self.rejected:
-            return f"{name}: REJECTED ({'; '.join(self.problems())})"
-        tail = f"signature {self.origin}"
-        if self.contract_source == "embedded":
-            tail += ", contract unknown to this lab (verdict derived with the embedded one)"
-        if self.consistent:
-            return f"{name}: consistent, verdict {self.verdict}, {tail}"
-        problems = "; ".join(self.problems())
-        return f"{name}: INCONSISTENT ({problems}), re-derived verdict {self.verdict}, {tail}"
-
-
-def _short(digest: str) -> str:
-    return f"{digest[:_SHOWN]}…"
-
-
-def _capped(findings: list[Finding]) -> tuple[Finding, ...]:
-    if len(findings) <= MAX_LISTED_FINDINGS:
-        return tuple(findings)
-    more = len(findings) - MAX_LISTED_FINDINGS
-    return (*findings[:MAX_LISTED_FINDINGS], Finding("more", f"and {more:,} more like these"))
+__all__ = [
+    "Check",
+    "CheckResult",
+    "ContractStatus",
+    "Difference",
+    "Origin",
+    "Status",
+    "Verification",
+    "check_contract",
+    "check_integrity",
+    "check_origin",
+    "check_reevaluation",
+    "verify_report",
+]
 
 
 def _text(value: Any) -> str:
@@ -253,8 +142,8 @@ def check_contract(
         findings.append(
             Finding(
                 "contract_hash_mismatch",
-                f"contract_hash states {_short(report.contract_hash)}, the embedded contract "
-                f"hashes to {_short(actual)}",
+                f"contract_hash states {short(report.contract_hash)}, the embedded contract "
+                f"hashes to {short(actual)}",
             )
         )
     started = _first_run_started(report)
@@ -274,187 +163,17 @@ def check_contract(
                 Finding(
                     "run_started_mismatch",
                     f"{event_id} says the run used {payload.scenario_id} "
-                    f"v{payload.scenario_version} (hash {_short(payload.contract_hash)}), not the "
-                    f"embedded {named} (hash {_short(actual)})",
+                    f"v{payload.scenario_version} (hash {short(payload.contract_hash)}), not the "
+                    f"embedded {named} (hash {short(actual)})",
                 )
             )
     summaries = {
-        ContractStatus.IDENTICAL: f"identical to this lab's {named} (hash {_short(actual)})",
+        ContractStatus.IDENTICAL: f"identical to this lab's {named} (hash {short(actual)})",
         ContractStatus.CHANGED: f"changed: the embedded {named} is not this lab's {named}",
         ContractStatus.UNKNOWN_VERSION: f"unknown version: this lab does not have {named}",
         ContractStatus.UNKNOWN_ID: f"unknown: this lab has no scenario {embedded.id!r}",
     }
     return CheckResult(Check.CONTRACT, summaries[status], tuple(findings)), status, used
-
-
-def _chain_findings(report: Report) -> Iterator[Finding]:
-    previous_hash, previous_id, highest = GENESIS_HASH, "the genesis hash", 0
-    repeats = {i: n for i, n in Counter(e.id for e in report.events).items() if n > 1}
-    for event in report.events:
-        if event.seq > highest + 1:
-            last = event.seq - 1
-            gap = f"{last}" if last == highest + 1 else f"{highest + 1} to {last}"
-            yield Finding("seq_gap", f"seq gap: seq {gap} missing before {event.id}")
-        elif event.seq <= highest:
-            yield Finding(
-                "seq_order",
-                f"seq out of order: {event.id} (seq {event.seq}) comes after seq {highest}",
-            )
-        if event.id != event_id_for(event.seq):
-            yield Finding(
-                "event_id",
-                f"event {event.id} has seq {event.seq}, so its id should be "
-                f"{event_id_for(event.seq)}",
-            )
-        if event.id in repeats:
-            yield Finding(
-                "duplicate_event_id", f"event id {event.id} appears {repeats.pop(event.id)} times"
-            )
-        if event.prev_hash != previous_hash:
-            yield Finding(
-                "chain_break",
-                f"event {event.id} does not chain: its prev_hash is not the hash of {previous_id}",
-            )
-        try:
-            recomputed = digest(event_body(event))
-        except Exception as error:  # an integer outside RFC 8785's domain, say
-            yield Finding("not_canonical", f"event {event.id} cannot be hashed: {error}")
-        else:
-            if recomputed != event.hash:
-                yield Finding(
-                    "event_hash",
-                    f"event {event.id} hash mismatch (its content hashes to "
-                    f"{_short(recomputed)}, it states {_short(event.hash)})",
-                )
-        # Chain on from the stated hash, so one edited event is reported once, not at every link.
-        previous_hash, previous_id, highest = event.hash, event.id, max(highest, event.seq)
-
-
-def check_integrity(parsed: Parsed, recomputed_digest: str | Exception) -> CheckResult:
-    """The hash chain from GENESIS_HASH with gapless seq, then the digest of the whole body."""
-    report = parsed.report
-    findings = list(_chain_findings(report))
-    stated = report.integrity.body_digest
-    if isinstance(recomputed_digest, Exception):
-        findings.append(
-            Finding("not_canonical", f"the body has no canonical JSON form: {recomputed_digest}")
-        )
-    elif recomputed_digest != stated:
-        findings.append(
-            Finding(
-                "body_digest",
-                f"body digest mismatch (the body hashes to {_short(recomputed_digest)}, the file "
-                f"states {_short(stated)}): something was changed after the digest was taken",
-            )
-        )
-    count = len(report.events)
-    summary = (
-        f"{count} events chained from the genesis hash, seq 1 to {count} without gaps; "
-        f"body digest {_short(stated)} matches"
-        if not findings
-        else f"{len(findings)} problem(s) in the hash chain or body digest"
-    )
-    return CheckResult(Check.INTEGRITY, summary, _capped(findings))
-
-
-def _verifies(key: Ed25519PublicKey | None, signature: bytes, digest: str) -> bool:
-    return key is not None and signature_verifies(key, signature, digest)
-
-
-def _same_key(a: Ed25519PublicKey, b: Ed25519PublicKey | None) -> bool:
-    return b is not None and raw_public_key(a) == raw_public_key(b)
-
-
-def check_origin(
-    report: Report,
-    recomputed_digest: str | Exception,
-    *,
-    lab_key: Ed25519PublicKey | None,
-    supplied_key: Ed25519PublicKey | None,
-) -> tuple[CheckResult, Origin]:
-    """Who signed exactly this body: this lab, the key the user supplied, someone else, nobody."""
-    signature = report.signature
-    if signature is None:
-        finding = Finding(
-            "unsigned",
-            "the report carries no signature, so nothing says which lab instance wrote it",
-            blocking=False,
-        )
-        return CheckResult(Check.ORIGIN, "absent", (finding,)), Origin.ABSENT
-    try:
-        named = public_key_from_pem(signature.public_key_pem.encode())
-    except KeyProblem as error:
-        finding = Finding("bad_public_key", f"the public key the report names is unusable: {error}")
-        return CheckResult(Check.ORIGIN, "invalid", (finding,)), Origin.INVALID
-    findings: list[Finding] = []
-    named_id = key_id(named)
-    if public_key_pem(named) != signature.public_key_pem:
-        # The signature does not cover this block, so only one spelling of the key may pass.
-        findings.append(
-            Finding("key_not_canonical", "the named public key is not in its canonical PEM form")
-        )
-    if named_id != signature.key_id:
-        findings.append(
-            Finding(
-                "key_id_mismatch",
-                f"key id {_short(signature.key_id)} does not name the embedded public key "
-                f"(whose id is {_short(named_id)})",
-            )
-        )
-    value = signature_bytes(signature.value)
-    if value is None or isinstance(recomputed_digest, Exception):
-        why = (
-            "is not 64 bytes in canonical base64"
-            if value is None
-            else "covers a body that cannot be read"
-        )
-        findings.append(Finding("signature_malformed", f"the signature {why}"))
-        return CheckResult(Check.ORIGIN, "invalid", tuple(findings)), Origin.INVALID
-    if not signature_verifies(named, value, recomputed_digest):
-        by_lab = _verifies(lab_key, value, recomputed_digest)
-        if by_lab or _verifies(supplied_key, value, recomputed_digest):
-            whose = "this lab's key" if by_lab else "the key you supplied"
-            findings.append(
-                Finding(
-                    "key_swapped",
-                    f"the signature does not verify with the key the report names (id "
-                    f"{_short(named_id)}) but does with {whose}: the named key was swapped",
-                )
-            )
-        else:
-            tried = ["the key the report names", "this lab's key" if lab_key else None]
-            tried.append("the key you supplied" if supplied_key else None)
-            findings.append(
-                Finding(
-                    "signature_invalid",
-                    f"the signature does not verify over this body with "
-                    f"{' or '.join(t for t in tried if t)}: the body or the signature was "
-                    "changed after signing",
-                )
-            )
-        return CheckResult(Check.ORIGIN, "invalid", tuple(findings)), Origin.INVALID
-    meaning = f"it proves {ORIGIN_PROVES}; it does not prove {ORIGIN_DOES_NOT_PROVE}"
-    if _same_key(named, lab_key):
-        origin = Origin.VALID_LAB
-        summary = f"valid for this lab's key (id {_short(named_id)}): {meaning}"
-    elif _same_key(named, supplied_key):
-        origin = Origin.VALID_SUPPLIED
-        summary = f"valid for the key you supplied (id {_short(named_id)}): " + meaning.replace(
-            "this lab instance's key", "the holder of that key"
-        )
-    else:
-        origin, summary = Origin.UNKNOWN_KEY, f"signed by an unknown key (id {_short(named_id)})"
-        findings.append(
-            Finding(
-                "unknown_key",
-                "the key is neither this lab's nor one you supplied: the signature proves only "
-                "that whoever holds that key signed these bytes",
-                blocking=False,
-            )
-        )
-    if any(f.blocking for f in findings):
-        origin, summary = Origin.INVALID, "invalid"
-    return CheckResult(Check.ORIGIN, summary, tuple(findings)), origin
 
 
 def _evaluation_differences(stated: Evaluation, derived: Evaluation) -> Iterator[Difference]:
@@ -546,7 +265,7 @@ def check_reevaluation(
             f"{derived.verdict} {basis}; it matches the file's verdict, "
             f"{len(derived.assertions)} assertion states and tool identities"
         )
-    return CheckResult(Check.REEVALUATION, summary, _capped(findings)), derived, differences
+    return CheckResult(Check.REEVALUATION, summary, capped(findings)), derived, differences
 
 
 def _guarded(check: Check, run: Callable[[], CheckResult]) -> CheckResult:
@@ -577,29 +296,29 @@ def verify_report(
     *,
     contracts: Mapping[str, Contract],
     lab_key: Ed25519PublicKey | None,
-    supplied_key: Ed25519PublicKey | None = None,
+    trusted_keys: Sequence[Ed25519PublicKey] = (),
     max_bytes: int | None = MAX_REPORT_BYTES,
 ) -> Verification:
     """Every check on raw, in order; a file that fails structure gets no further."""
     with _collector_paused():
-        return _verify(raw, contracts, lab_key, supplied_key, max_bytes)
+        return _verify(raw, contracts, lab_key, trusted_keys, max_bytes)
 
 
 def _verify(
     raw: bytes,
     contracts: Mapping[str, Contract],
     lab_key: Ed25519PublicKey | None,
-    supplied_key: Ed25519PublicKey | None,
+    trusted_keys: Sequence[Ed25519PublicKey],
     max_bytes: int | None,
 ) -> Verification:
     parsed = report_parse(raw, max_bytes=max_bytes)
     if not isinstance(parsed, Parsed):
-        checks = [CheckResult(Check.STRUCTURE, "not a readable report", tuple(parsed))]
-        checks += [
+        refused = [CheckResult(Check.STRUCTURE, "not a readable report", tuple(parsed))]
+        refused += [
             CheckResult(check, "not run: the structure check failed", ran=False)
             for check in list(Check)[1:]
         ]
-        return Verification(checks=tuple(checks))
+        return Verification(checks=tuple(refused))
     report = parsed.report
     structure = CheckResult(
         Check.STRUCTURE,
@@ -618,7 +337,7 @@ def _verify(
 
     def origin() -> CheckResult:
         result, outcome["origin"] = check_origin(
-            report, digest, lab_key=lab_key, supplied_key=supplied_key
+            report, digest, lab_key=lab_key, trusted_keys=trusted_keys
         )
         return result
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import aget_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
@@ -14,9 +18,15 @@ from lab.events.models import Run
 from lab.events.types import AgentInterrupted, Event
 from lab.reports.export import report_bytes
 from lab.reports.keys import lab_public_key
-from lab.reports.models import ImportedReport
-from lab.reports.schema import report_json_schema
-from lab.reports.services import ReportUnavailable, report_for_run, report_import, report_verify
+from lab.reports.models import ImportedReport, TrustedKey
+from lab.reports.schema import Report, report_json_schema
+from lab.reports.services import (
+    ReportUnavailable,
+    report_for_run,
+    report_store,
+    report_verify,
+    trusted_keys,
+)
 from lab.reports.signing import (
     ORIGIN_DOES_NOT_PROVE,
     ORIGIN_PROVES,
@@ -26,9 +36,10 @@ from lab.reports.signing import (
 )
 from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Verification
+from lab.reports.worker import VerifierBusy, off_loop
 from lab.scenarios.catalog import UnknownScenario
 from lab.scenarios.contracts import Contract
-from lab.web.access import run_for_request
+from lab.web.access import owner_token_of, run_for_request
 from lab.web.panel import TEMPLATE, decision_item, panel_context, summarize, transcript_item
 
 # Stepping re-evaluates every prefix of the log; beyond this the replay shows the end state only.
@@ -81,12 +92,56 @@ def _too_large(upload: UploadedFile, limit: int, what: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Upload:
+    raw: bytes
+    filename: str
+    key: Ed25519PublicKey | None
+
+
+def _upload_of(request: HttpRequest) -> _Upload | str:
+    """The uploaded report and optional public key, or why they cannot be checked."""
+    upload = request.FILES.get("report")
+    if upload is None:
+        return "No file was uploaded: choose a report (.json) to check."
+    key_upload = request.FILES.get("public_key")
+    problem = _too_large(upload, MAX_REPORT_BYTES, "report") or (
+        key_upload and _too_large(key_upload, MAX_PUBLIC_KEY_BYTES, "public key")
+    )
+    if problem:
+        return f"{problem} Nothing was stored."
+    key = None
+    if key_upload is not None:
+        try:
+            key = public_key_from_pem(key_upload.read(MAX_PUBLIC_KEY_BYTES))
+        except KeyProblem as error:
+            return f"The public key {key_upload.name!r} is {error}. Nothing was stored."
+    raw = upload.read(MAX_REPORT_BYTES + 1)
+    return _Upload(raw=raw, filename=upload.name or "report.json", key=key)
+
+
+def _trusted(request: HttpRequest, *also: Ed25519PublicKey) -> tuple[Ed25519PublicKey, ...]:
+    return (*trusted_keys(owner_token_of(request)), *also)
+
+
+def _pinned_names(request: HttpRequest) -> dict[str, str]:
+    owner = owner_token_of(request)
+    pins = TrustedKey.objects.filter(owner=owner) if owner else TrustedKey.objects.none()
+    return {pin.key_id: pin.name for pin in pins}
+
+
+def _signer_name(report: Report | None, pinned: dict[str, str]) -> str | None:
+    """The name the reader gave the key that signed report, if they pinned it."""
+    return pinned.get(report.signature.key_id) if report and report.signature else None
+
+
 def _result(
     request: HttpRequest,
     verification: Verification,
     *,
     filename: str,
     stored: ImportedReport | None,
+    pinned: dict[str, str],
     status: int = 200,
 ) -> HttpResponse:
     report = verification.report
@@ -96,48 +151,63 @@ def _result(
         "filename": filename,
         "stored": stored,
         "report": report,
-        "ended": bool(report and report.events) and report.events[-1].type == "run.ended",
+        "ended": bool(report and report.events and report.events[-1].type == "run.ended"),
+        "signer_name": _signer_name(report, pinned),
         "origin_proves": ORIGIN_PROVES,
         "origin_does_not_prove": ORIGIN_DOES_NOT_PROVE,
     }
     return render(request, "reports/result.html", context, status=status)
 
 
+def _busy(error: VerifierBusy) -> HttpResponse:
+    response = HttpResponse(
+        f"The lab is busy checking other reports ({error}); try again in a few seconds.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = "5"
+    return response
+
+
 @require_POST
-def report_create(request: HttpRequest) -> HttpResponse:
+async def report_create(request: HttpRequest) -> HttpResponse:
     """Verify an uploaded report; keep it for replay only if it is structurally a report."""
-    upload = request.FILES.get("report")
-    if upload is None:
-        return _import_page(
-            request, error="No file was uploaded: choose a report (.json) to check.", status=400
-        )
-    key_upload = request.FILES.get("public_key")
-    problem = _too_large(upload, MAX_REPORT_BYTES, "report") or (
-        key_upload and _too_large(key_upload, MAX_PUBLIC_KEY_BYTES, "public key")
+    upload = await sync_to_async(_upload_of, thread_sensitive=False)(request)
+    if isinstance(upload, str):
+        return await sync_to_async(_import_page)(request, error=upload, status=400)
+    extra = (upload.key,) if upload.key else ()
+    trusted = await sync_to_async(_trusted)(request, *extra)
+    try:
+        verification = await off_loop(report_verify, upload.raw, trusted=trusted)
+    except VerifierBusy as error:
+        return _busy(error)
+    stored = await sync_to_async(report_store)(
+        raw=upload.raw, filename=upload.filename, verification=verification
     )
-    if problem:
-        return _import_page(request, error=f"{problem} Nothing was stored.", status=400)
-    supplied_key = None
-    if key_upload is not None:
-        try:
-            supplied_key = public_key_from_pem(key_upload.read(MAX_PUBLIC_KEY_BYTES))
-        except KeyProblem as error:
-            message = f"The public key {key_upload.name!r} is {error}. Nothing was stored."
-            return _import_page(request, error=message, status=400)
-    filename = upload.name or "report.json"
-    verification, stored = report_import(
-        raw=upload.read(MAX_REPORT_BYTES + 1), filename=filename, supplied_key=supplied_key
+    pinned = await sync_to_async(_pinned_names)(request)
+    return await sync_to_async(_result, thread_sensitive=False)(
+        request,
+        verification,
+        filename=upload.filename,
+        stored=stored,
+        pinned=pinned,
+        status=400 if verification.rejected else 200,
     )
-    status = 400 if verification.rejected else 200
-    return _result(request, verification, filename=filename, stored=stored, status=status)
 
 
 @require_GET
-def report_page(request: HttpRequest, report_id: str) -> HttpResponse:
-    """A stored import, verified again now against this lab's contracts and key."""
-    stored = get_object_or_404(ImportedReport, pk=report_id)
-    verification = report_verify(stored.document.encode())
-    return _result(request, verification, filename=stored.filename, stored=stored)
+async def report_page(request: HttpRequest, report_id: str) -> HttpResponse:
+    """A stored import, verified again now against this lab's contracts and trusted keys."""
+    stored = await aget_object_or_404(ImportedReport, pk=report_id)
+    trusted = await sync_to_async(_trusted)(request)
+    try:
+        verification = await off_loop(report_verify, stored.document.encode(), trusted=trusted)
+    except VerifierBusy as error:
+        return _busy(error)
+    pinned = await sync_to_async(_pinned_names)(request)
+    return await sync_to_async(_result, thread_sensitive=False)(
+        request, verification, filename=stored.filename, stored=stored, pinned=pinned
+    )
 
 
 def _partial(name: str, context: dict) -> str:
@@ -170,14 +240,24 @@ def _replay_steps(contract: Contract, events: list[Event]) -> list[SafeString]:
     return steps
 
 
-@require_GET
-def report_replay(request: HttpRequest, report_id: str) -> HttpResponse:
-    """The run panel rebuilt from an imported report, with every step ready for replay.js."""
-    stored = get_object_or_404(ImportedReport, pk=report_id)
-    verification = report_verify(stored.document.encode())
+def _replay(
+    request: HttpRequest,
+    stored: ImportedReport,
+    trusted: tuple[Ed25519PublicKey, ...],
+    pinned: dict[str, str],
+) -> HttpResponse:
+    """The whole replay page: verification, every step's fragments and the panel."""
+    verification = report_verify(stored.document.encode(), trusted=trusted)
     report, contract = verification.report, verification.contract_used
     if report is None or contract is None:  # stored reports passed structure; the lab may change
-        return _result(request, verification, filename=stored.filename, stored=None, status=409)
+        return _result(
+            request,
+            verification,
+            filename=stored.filename,
+            stored=None,
+            pinned=pinned,
+            status=409,
+        )
     events = report.events
     steppable = len(events) <= REPLAY_MAX_EVENTS
     context = {
@@ -186,9 +266,22 @@ def report_replay(request: HttpRequest, report_id: str) -> HttpResponse:
         "report": report,
         "verification": verification,
         "summary": verification.summary(stored.filename),
+        "signer_name": _signer_name(report, pinned),
         "steps": _replay_steps(contract, events) if steppable else [],
         "steppable": steppable,
         "max_events": REPLAY_MAX_EVENTS,
     }
     # panel_context evaluated with the same contract; the verdict shown is derived, as everywhere.
     return render(request, "reports/replay.html", context)
+
+
+@require_GET
+async def report_replay(request: HttpRequest, report_id: str) -> HttpResponse:
+    """The run panel rebuilt from an imported report, with every step ready for replay.js."""
+    stored = await aget_object_or_404(ImportedReport, pk=report_id)
+    trusted = await sync_to_async(_trusted)(request)
+    pinned = await sync_to_async(_pinned_names)(request)
+    try:
+        return await off_loop(_replay, request, stored, trusted, pinned)
+    except VerifierBusy as error:
+        return _busy(error)

@@ -13,11 +13,14 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from lab.events.chain import chain_event
+from lab.evaluation.evaluator import evaluate
+from lab.events.chain import GENESIS_HASH, chain_event
 from lab.events.types import CallerUnderstood, Event, UnderstandingKind
 from lab.reports.canonical import body_digest
 from lab.reports.signing import digest_sign, key_id, public_key_pem
+from lab.reports.tools import tool_identities
 from lab.reports.verification import Check
+from lab.scenarios.catalog import all_contracts
 
 Document = dict[str, Any]
 # Events the order, drop and insert edits touch: past the greeting, before the commit.
@@ -132,3 +135,28 @@ def resealed(document: Document, key: Ed25519PrivateKey | None) -> bytes:
     document["integrity"]["body_digest"] = digest
     document["signature"] = digest_sign(key, digest).model_dump() if key else None
     return encoded(document)
+
+
+def forge_away_the_second_booking(document: Document, key: Ed25519PrivateKey | None) -> bytes:
+    """The held-out forgery: an unguarded run that booked twice (FAIL) loses its second booking,
+    and everything derived from the log is rebuilt so that every check agrees it is a PASS."""
+    events = [Event.model_validate(e) for e in document["events"]]
+    _, second = [e for e in events if e.payload.type == "tool.commit.started"]
+    ended = events[-1]
+    assert ended.payload.type == "run.ended"
+    kept = [e for e in events if e.seq < second.seq] + [ended]
+    chained: list[Event] = []
+    for seq, event in enumerate(kept, start=1):
+        chained.append(
+            chain_event(
+                seq=seq,
+                at=event.at,
+                payload=event.payload,
+                prev_hash=chained[-1].hash if chained else GENESIS_HASH,
+            )
+        )
+    contract = all_contracts()[document["contract"]["id"]]
+    document["events"] = [e.model_dump(mode="json") for e in chained]
+    document["evaluation"] = evaluate(contract, chained).model_dump(mode="json")
+    document["tools"] = tool_identities(chained).model_dump(mode="json")
+    return resealed(document, key)

@@ -29,7 +29,7 @@ def test_a_report_downloaded_from_the_run_page_imports_and_replays_in_chromium(
     derived.wait_for()
     assert derived.get_attribute("data-verdict") == "PASS"
     summary = page.locator("#summary").inner_text()
-    assert summary == f"{report.name}: consistent, verdict PASS, signature valid (this lab)"
+    assert summary == f"{report.name}: consistent, signed by this lab, verdict PASS"
     assert page.locator('#checks > li[data-status="ok"]').count() == 5
 
     page.get_by_role("link", name="Replay this report event by event").click()

@@ -81,7 +81,7 @@ def test_a_consistent_report_is_imported_stored_and_shown_with_its_rederived_ver
     response = upload(client, guarded.raw, name="correction.json")
     assert response.status_code == 200
     page = text_of(response)
-    assert "correction.json: consistent, verdict PASS, signature valid (this lab)" in page
+    assert "correction.json: consistent, signed by this lab, verdict PASS" in page
     assert derived_verdict(response) == "PASS"
     assert (
         "What a valid signature proves: this lab instance's key signed exactly these bytes" in page
@@ -93,7 +93,7 @@ def test_a_consistent_report_is_imported_stored_and_shown_with_its_rederived_ver
 
 def test_an_unguarded_report_imports_as_consistent_and_fail(client, real_reports):
     response = upload(client, real_reports[("interruption", Mode.UNGUARDED)].raw, name="u.json")
-    assert "u.json: consistent, verdict FAIL" in text_of(response)
+    assert "u.json: consistent, signed by this lab, verdict FAIL" in text_of(response)
     assert derived_verdict(response) == "FAIL"
 
 
@@ -128,7 +128,7 @@ def test_a_key_the_user_supplies_can_vouch_for_a_signature(client, guarded):
     response = upload(
         client, raw, name="r.json", public_key=public_key_pem(other.public_key()).encode()
     )
-    assert "r.json: consistent, verdict PASS, signature valid (your key)" in text_of(response)
+    assert "r.json: consistent, signed by a key you trust, verdict PASS" in text_of(response)
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def test_the_stored_report_page_verifies_the_file_again(client, guarded):
     stored = ImportedReport.objects.get()
     response = client.get(reverse("report_page", args=[stored.id]))
     assert response.status_code == 200
-    assert "again.json: consistent, verdict PASS, signature valid (this lab)" in text_of(response)
+    assert "again.json: consistent, signed by this lab, verdict PASS" in text_of(response)
 
 
 def test_the_replay_page_holds_one_step_per_event_with_the_checklist_as_evidence_arrives(

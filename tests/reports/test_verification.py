@@ -41,10 +41,7 @@ def test_a_guarded_run_report_verifies_as_consistent_and_pass(real_reports, scen
     assert verification.origin is Origin.VALID_LAB
     assert verification.contract_status is ContractStatus.IDENTICAL
     assert [c.status for c in verification.checks] == [Status.OK] * 5
-    assert (
-        verification.summary("r.json")
-        == "r.json: consistent, verdict PASS, signature valid (this lab)"
-    )
+    assert verification.summary("r.json") == "r.json: consistent, signed by this lab, verdict PASS"
 
 
 @pytest.mark.parametrize("scenario_id", SCENARIOS)
@@ -52,7 +49,7 @@ def test_an_unguarded_run_report_verifies_as_consistent_and_fail(real_reports, s
     verification = verify(real_reports[(scenario_id, Mode.UNGUARDED)].raw)
     assert verification.consistent, verification.problems()
     assert verification.verdict is Verdict.FAIL
-    assert verification.summary("r.json").startswith("r.json: consistent, verdict FAIL")
+    assert verification.summary("r.json") == "r.json: consistent, signed by this lab, verdict FAIL"
 
 
 @pytest.mark.parametrize("tamper", BATTERY, ids=str)
@@ -118,19 +115,28 @@ def test_a_stripped_signature_leaves_a_consistent_report_whose_origin_is_absent(
     assert verification.consistent
     assert verification.origin is Origin.ABSENT
     assert verification.check(Check.ORIGIN).status is Status.NOTICE
-    assert verification.summary("r.json").endswith("signature absent")
+    assert verification.summary("r.json").startswith(
+        "r.json: consistent, origin unproven (unsigned): its events give PASS, but nothing shows"
+    )
 
 
-def test_a_signature_by_another_key_is_valid_only_for_the_user_who_supplies_that_key(guarded):
+def test_a_signature_by_another_key_is_proven_only_for_a_reader_who_trusts_that_key(guarded):
     other = Ed25519PrivateKey.generate()
     raw = resealed(guarded.document(), other)
     unknown = verify(raw)
     assert unknown.consistent
     assert unknown.origin is Origin.UNKNOWN_KEY
-    supplied = verify(raw, supplied_key=other.public_key())
-    assert supplied.origin is Origin.VALID_SUPPLIED
-    assert "valid for the key you supplied" in supplied.check(Check.ORIGIN).summary
-    assert supplied.summary("r.json").endswith("signature valid (your key)")
+    assert not unknown.origin_proven
+    assert "origin unproven (signed by an unknown key)" in unknown.summary("r.json")
+    trusted = verify(
+        raw, trusted_keys=[Ed25519PrivateKey.generate().public_key(), other.public_key()]
+    )
+    assert trusted.origin is Origin.VALID_TRUSTED
+    assert trusted.origin_proven
+    assert "signed by a key you trust" in trusted.check(Check.ORIGIN).summary
+    assert (
+        trusted.summary("r.json") == "r.json: consistent, signed by a key you trust, verdict PASS"
+    )
 
 
 def test_a_valid_signature_says_what_it_proves_and_what_it_does_not(guarded):

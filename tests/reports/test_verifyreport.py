@@ -32,8 +32,8 @@ def test_it_exits_zero_and_prints_one_summary_line_per_consistent_report(tmp_pat
     status, out = verifyreport(str(guarded), str(unguarded))
     assert status == 0
     lines = out.splitlines()
-    assert f"{guarded}: consistent, verdict PASS, signature valid (this lab)" in lines
-    assert f"{unguarded}: consistent, verdict FAIL, signature valid (this lab)" in lines
+    assert f"{guarded}: consistent, signed by this lab, verdict PASS" in lines
+    assert f"{unguarded}: consistent, signed by this lab, verdict FAIL" in lines
     assert lines[-1].startswith(f"{unguarded}: ")
 
 
@@ -75,22 +75,22 @@ def test_one_inconsistent_report_among_several_makes_the_exit_status_nonzero(tmp
     bad.write_bytes(resealed(document, None))
     status, out = verifyreport(str(good), str(bad))
     assert status == 1
-    assert f"{good}: consistent, verdict PASS" in out
+    assert f"{good}: consistent, signed by this lab, verdict PASS" in out
     assert (
         f"{bad}: INCONSISTENT (re-evaluation: verdict: the file states FAIL, the events give PASS)"
         in out
     )
 
 
-def test_a_supplied_public_key_vouches_for_its_signature(tmp_path, guarded):
+def test_a_trusted_public_key_vouches_for_its_signature(tmp_path, guarded):
     other = Ed25519PrivateKey.generate()
     report = tmp_path / "r.json"
     report.write_bytes(resealed(guarded.document(), other))
     key = tmp_path / "other.pub"
     key.write_text(public_key_pem(other.public_key()))
-    status, out = verifyreport(str(report), "--public-key", str(key))
+    status, out = verifyreport(str(report), "--trust", str(key))
     assert status == 0
-    assert out.splitlines()[-1] == f"{report}: consistent, verdict PASS, signature valid (your key)"
+    assert out.splitlines()[-1] == f"{report}: consistent, signed by a key you trust, verdict PASS"
 
 
 @pytest.mark.parametrize(
@@ -125,4 +125,4 @@ def test_a_public_key_that_is_not_ed25519_pem_stops_the_command(tmp_path, guarde
     key = tmp_path / "bad.pub"
     key.write_text("hello")
     with pytest.raises(CommandError, match=r"the public key .* is not a PEM public key"):
-        call_command("verifyreport", str(report), "--public-key", str(key))
+        call_command("verifyreport", str(report), "--trust", str(key))

@@ -73,3 +73,11 @@ def test_the_container_does_not_open_every_host_with_the_built_in_key():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "LAB_ALLOWED_HOSTS=*" not in dockerfile
     assert "LAB_SECRET_KEY=" not in dockerfile
+
+
+def test_a_trusted_key_file_that_is_not_a_key_stops_the_lab_at_start_up(tmp_path):
+    bad = tmp_path / "bad.pub"
+    bad.write_text("not a key")
+    done = _run("-c", "import django; django.setup()", LAB_TRUSTED_KEYS=str(bad))
+    assert done.returncode != 0
+    assert f"LAB_TRUSTED_KEYS: {bad} is unusable: not a PEM public key" in done.stderr

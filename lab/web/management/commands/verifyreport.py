@@ -1,4 +1,4 @@
-"""Verify evidence reports: the import page's five checks, one summary line per file."""
+"""Verify evidence reports: the import page's five checks, one verdict line per file."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lab.reports.keys import configured_trusted_keys
 from lab.reports.services import report_verify
 from lab.reports.signing import KeyProblem, public_key_from_pem
 from lab.reports.structure import MAX_REPORT_BYTES
@@ -41,41 +42,56 @@ def detail_lines(verification: Verification) -> list[str]:
 class Command(BaseCommand):
     help = (
         "Check evidence reports (structure, contract, integrity, origin, re-evaluation); "
-        "exits 0 only when every report is consistent."
+        "exits 0 only when every report is consistent and signed by this lab or a key you trust."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
         parser.add_argument(
+            "--trust",
             "--public-key",
+            dest="trust",
+            action="append",
+            default=[],
             type=Path,
-            metavar="PEM",
-            help="also accept signatures by this Ed25519 public key (PEM)",
+            metavar="KEYFILE",
+            help="trust signatures by this Ed25519 public key (PEM); repeatable",
+        )
+        parser.add_argument(
+            "--allow-unsigned",
+            action="store_true",
+            help="accept consistent reports whose origin is unproven (unsigned or unknown key)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        supplied_key = None
-        if options["public_key"] is not None:
-            key_file: Path = options["public_key"]
+        trusted = [*configured_trusted_keys()]
+        for key_file in options["trust"]:
             try:
-                supplied_key = public_key_from_pem(_read(key_file, MAX_PUBLIC_KEY_BYTES))
+                trusted.append(public_key_from_pem(_read(key_file, MAX_PUBLIC_KEY_BYTES)))
             except OSError as error:
                 raise CommandError(f"cannot read the public key {key_file}: {error}") from None
             except KeyProblem as error:
                 raise CommandError(f"the public key {key_file} is {error}") from None
-        consistent = True
+        accepted = True
         for path in options["files"]:
             try:
                 raw = _read(path, MAX_REPORT_BYTES)
             except OSError as error:
                 self.stdout.write(f"{path}: UNREADABLE ({error.strerror or error})")
-                consistent = False
+                accepted = False
                 continue
-            verification = report_verify(raw, supplied_key=supplied_key)
+            try:
+                verification = report_verify(raw, trusted=trusted)
+            except Exception as error:  # a bug costs this file its verdict, never the rest theirs
+                reason = f"{type(error).__name__}: {error}"[:300]
+                self.stdout.write(f"{path}: ERROR (the lab could not check it: {reason})")
+                accepted = False
+                continue
             self.stdout.write(str(path))
             for line in detail_lines(verification):
                 self.stdout.write(line)
             self.stdout.write(verification.summary(str(path)))
-            consistent = consistent and verification.consistent
-        if not consistent:
+            proven = verification.origin_proven or options["allow_unsigned"]
+            accepted = accepted and verification.consistent and proven
+        if not accepted:
             raise SystemExit(1)

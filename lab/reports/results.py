@@ -1,0 +1,158 @@
+"""What verifying a report concludes: each check's result, and the verification as a whole.
+
+Pure: no Django, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from lab.evaluation.verdicts import Evaluation, Verdict
+from lab.reports.findings import Finding
+from lab.reports.schema import Report
+from lab.scenarios.contracts import Contract
+
+MAX_LISTED_FINDINGS = 50
+_SHOWN = 12  # hex digits of a hash shown in a reason
+
+
+class Check(StrEnum):
+    STRUCTURE = "structure"
+    CONTRACT = "contract"
+    INTEGRITY = "integrity"
+    ORIGIN = "origin"
+    REEVALUATION = "re-evaluation"
+
+
+class Status(StrEnum):
+    OK = "ok"
+    NOTICE = "notice"
+    FAILED = "failed"
+    NOT_RUN = "not run"
+
+
+class ContractStatus(StrEnum):
+    IDENTICAL = "identical"
+    CHANGED = "changed"
+    UNKNOWN_VERSION = "unknown version"
+    UNKNOWN_ID = "unknown scenario"
+
+
+class Origin(StrEnum):
+    """Who vouches for the bytes: a result of its own, beside consistency."""
+
+    VALID_LAB = "signed by this lab"
+    VALID_TRUSTED = "signed by a key you trust"
+    UNKNOWN_KEY = "signed by an unknown key"
+    INVALID = "signature invalid"
+    ABSENT = "unsigned"
+
+    @property
+    def proven(self) -> bool:
+        """This lab's key or one the reader trusts signed exactly these bytes."""
+        return self in (Origin.VALID_LAB, Origin.VALID_TRUSTED)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    check: Check
+    summary: str
+    findings: tuple[Finding, ...] = ()
+    ran: bool = True
+
+    @property
+    def status(self) -> Status:
+        if not self.ran:
+            return Status.NOT_RUN
+        if any(f.blocking for f in self.findings):
+            return Status.FAILED
+        return Status.NOTICE if self.findings else Status.OK
+
+    @property
+    def number(self) -> int:
+        return list(Check).index(self.check) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One value the file states beside the value derived from its events."""
+
+    path: str
+    stated: str
+    derived: str
+
+
+@dataclass(frozen=True)
+class Verification:
+    checks: tuple[CheckResult, ...]
+    report: Report | None = None
+    contract_status: ContractStatus | None = None
+    contract_source: Literal["canonical", "embedded"] | None = None
+    contract_used: Contract | None = None
+    derived: Evaluation | None = None
+    differences: tuple[Difference, ...] = ()
+    origin: Origin | None = None
+
+    @property
+    def rejected(self) -> bool:
+        """Structure failed: the file could not be read as a report at all."""
+        return self.report is None
+
+    @property
+    def consistent(self) -> bool:
+        return not self.rejected and not any(
+            f.blocking for check in self.checks for f in check.findings
+        )
+
+    @property
+    def origin_proven(self) -> bool:
+        return self.origin is not None and self.origin.proven
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The re-derived verdict; never the one the file states."""
+        return self.derived.verdict if self.derived else None
+
+    def check(self, check: Check) -> CheckResult:
+        return next(result for result in self.checks if result.check is check)
+
+    def problems(self) -> list[str]:
+        """The first blocking finding of each failed check, as 'check: reason'."""
+        return [
+            f"{result.check}: {next(f.reason for f in result.findings if f.blocking)}"
+            for result in self.checks
+            if result.status is Status.FAILED
+        ]
+
+    def summary(self, name: str) -> str:
+        """The one line a person reads first: consistency, origin, then the derived verdict."""
+        if self.rejected:
+            return f"{name}: REJECTED ({'; '.join(self.problems())})"
+        tail = ""
+        if self.contract_source == "embedded":
+            tail = ", contract unknown to this lab (verdict derived with the embedded one)"
+        if not self.consistent:
+            problems = "; ".join(self.problems())
+            return (
+                f"{name}: INCONSISTENT ({problems}), {self.origin}, "
+                f"re-derived verdict {self.verdict}{tail}"
+            )
+        if self.origin_proven:
+            return f"{name}: consistent, {self.origin}, verdict {self.verdict}{tail}"
+        return (
+            f"{name}: consistent, origin unproven ({self.origin}): its events give "
+            f"{self.verdict}, but nothing shows that this lab or a key you trust wrote them{tail}"
+        )
+
+
+def short(digest: str) -> str:
+    return f"{digest[:_SHOWN]}…"
+
+
+def capped(findings: list[Finding]) -> tuple[Finding, ...]:
+    if len(findings) <= MAX_LISTED_FINDINGS:
+        return tuple(findings)
+    more = len(findings) - MAX_LISTED_FINDINGS
+    return (*findings[:MAX_LISTED_FINDINGS], Finding("more", f"and {more:,} more like these"))
