@@ -133,6 +133,10 @@ class ScriptedAgent:
             )
         ]
 
+    def farewell(self) -> list[Step]:
+        """What the agent says when the lab closes a call that has gone quiet."""
+        return [Say("It sounds like we're done, so I'll end the call here. Goodbye.", "goodbye")]
+
     def understand(self, text: str) -> Understanding:
         """What a caller turn says, read against what the call is about so far."""
         context = Context(

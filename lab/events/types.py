@@ -169,6 +169,7 @@ class AgentUtterance(_Payload):
         "failure",
         "receipt",
         "refuse",
+        "goodbye",
     ]
     duration_ms: int
     proposal_id: str | None = None

@@ -16,6 +16,7 @@ SCRIPT_WAIT_S = 60.0
 
 async def play_script(session: RunSession) -> None:
     """Play the scenario's scripted caller, then end the run."""
+    session.scripted = True
     try:
         mark = len(session.events)
         for line in session.contract.caller:
@@ -25,7 +26,8 @@ async def play_script(session: RunSession) -> None:
                 await session.voice.speak_as_caller(line.say)
             else:
                 await session.caller_says(line.say, source="script")
-        await session.wait_idle()
+        # The agent's last words (often the reference number) are heard out before the end.
+        await session.finish(reason_kind="completed", reason="the scripted caller finished")
     except TimeoutError:
         await session.end(
             reason_kind="abandoned",
@@ -33,8 +35,6 @@ async def play_script(session: RunSession) -> None:
         )
     except RunClosed:
         return
-    else:
-        await session.end(reason_kind="completed", reason="the scripted caller finished")
 
 
 async def wait_for_turn(session: RunSession, line: CallerLine, *, since: int) -> None:

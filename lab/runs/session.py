@@ -19,7 +19,7 @@ from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Event, EventPayload, InputRejected, Mode, RunEnded, RunStarted
 from lab.policy.gate import GATE_VERSION
-from lab.runs import caller
+from lab.runs import caller, ending
 from lab.runs.log import Listener, RunClosed, RunLog
 from lab.runs.reconciliation import reconcile
 from lab.runs.speaker import Speaker, VoiceOutput
@@ -55,6 +55,9 @@ class RunSession:
         )
         self._changed = asyncio.Condition()
         self._busy = 0
+        # While a scripted caller plays, it decides when the call ends.
+        self.scripted = False
+        self._quiet: asyncio.Task[None] | None = None
 
     @property
     def events(self) -> list[Event]:
@@ -80,16 +83,25 @@ class RunSession:
     def voice(self, voice: VoiceOutput | None) -> None:
         self.speaker.voice = voice
 
+    @property
+    def idle(self) -> bool:
+        """No turn in progress, no agent speech queued, sending or still playing."""
+        voice_idle = self.voice is None or self.voice.idle
+        return self._busy == 0 and voice_idle and self.timeline.busy_until(self.now()) <= self.now()
+
     def now(self) -> float:
         return asyncio.get_running_loop().time()
 
     async def start(self) -> None:
         """Record run.started and greet; a reopened run first reconciles its open commits."""
+        if self.ended:
+            return
+        if self._quiet is None:
+            self._quiet = asyncio.ensure_future(ending.end_when_quiet(self))
         if self.events:
-            if not self.ended:
-                async with self.working():
-                    if await reconcile(self.run, self.events, self.record):
-                        await self.turns.drain()
+            async with self.working():
+                if await reconcile(self.run, self.events, self.record):
+                    await self.turns.drain()
             return
         await self.tools.load()
         await self.record(
@@ -121,10 +133,32 @@ class RunSession:
         if not self.ended:
             await self.record(InputRejected(reason_kind=reason_kind, reason=reason))
 
+    async def finish(self, *, reason_kind: str, reason: str) -> None:
+        """End the run once the agent's queued speech has been sent and played (or reported)."""
+        await self.wait_idle()
+        if self.voice is not None:
+            await self.voice.played_out()
+        await self.end(reason_kind=reason_kind, reason=reason)
+
+    async def close_quiet_call(self, *, quiet_s: float) -> None:
+        """The caller has gone quiet after the agent's answer: say goodbye and end."""
+        async with self.working():
+            await self.turns.farewell()
+        await self.finish(
+            reason_kind="completed",
+            reason=f"the caller said nothing for {quiet_s:g} s after the agent's last answer",
+        )
+
+    def close(self) -> None:
+        """Stop the session's own background work without ending the run (it moves elsewhere)."""
+        if self._quiet is not None and self._quiet is not asyncio.current_task():
+            self._quiet.cancel()
+        self.tools.cancel()
+
     async def end(self, *, reason_kind: str, reason: str) -> None:
         if self.ended:
             return
-        self.tools.cancel()
+        self.close()
         await self.tools.settle_open()
         self.timeline.cut(self.now())
         await self.record(RunEnded(reason_kind=reason_kind, reason=reason))
@@ -138,7 +172,9 @@ class RunSession:
         """Return once no turn is being processed and the agent has stopped speaking."""
         while True:
             async with self._changed:
-                await self._changed.wait_for(lambda: self._busy == 0)
+                await self._changed.wait_for(
+                    lambda: self._busy == 0 and (self.voice is None or self.voice.idle)
+                )
             remaining = self.timeline.busy_until(self.now()) - self.now()
             if remaining <= 0 and self._busy == 0:
                 return

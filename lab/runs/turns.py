@@ -70,6 +70,10 @@ class AgentTurns:
         self.steps.extend(self.agent.greet())
         await self.drain()
 
+    async def farewell(self) -> None:
+        self.steps.extend(self.agent.farewell())
+        await self.drain()
+
     async def caller_turn(self, text: str, *, source: str, arrived: float) -> None:
         """One final caller transcript: it cuts agent speech, is understood, and answered."""
         async with self.lock:

@@ -25,6 +25,8 @@ from lab.events.types import (
     Transcribed,
     TurnLatency,
 )
+from lab.runs.log import RunClosed
+from lab.runs.pacing import AudioPacer
 from lab.runs.session import RunSession
 from lab.speech import asr, tts
 
@@ -33,9 +35,9 @@ STOP_AUDIO = 2
 CALLER_AUDIO = 3
 ID_BYTES = 8
 BYTES_PER_SECOND = 32000
-# How far ahead of real time a client may push audio before it is refused.
-MAX_AHEAD_S = 3.0
 ASR_QUEUE = 2
+# How long the end of a call waits for a browser's report of the agent's last words.
+PLAYBACK_REPORT_WAIT_S = 3.0
 
 ASR_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
 TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
@@ -101,7 +103,7 @@ class VoiceLink:
             )
         )
         self.frames = 0
-        self.audio_clock: float | None = None
+        self.pacer = AudioPacer()
         # While the scripted caller speaks, it owns the audio path; the microphone waits.
         self.scripted = False
         self.muted_frames = 0
@@ -109,6 +111,7 @@ class VoiceLink:
         self.early: asyncio.Future[asr.Transcript] | None = None
         self.silent_frames = 0
         self.utterances: asyncio.Queue[Event] = asyncio.Queue()
+        self.speaking = False
         self.turn: TurnClock | None = None
         self.tasks = [
             asyncio.ensure_future(self._recognize_forever()),
@@ -119,6 +122,18 @@ class VoiceLink:
     def close(self) -> None:
         for task in self.tasks:
             task.cancel()
+        if self.early is not None:
+            self.early.cancel()
+
+    async def aclose(self) -> None:
+        """Stop the voice tasks and wait until they have stopped."""
+        self.close()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued for synthesis and nothing being synthesized or sent."""
+        return self.utterances.empty() and not self.speaking
 
     # -- caller audio in --------------------------------------------------------------------
 
@@ -167,9 +182,7 @@ class VoiceLink:
 
     def _pace(self) -> None:
         """Refuse audio arriving faster than real time (beyond a small burst)."""
-        now = self.session.now()
-        self.audio_clock = max(self.audio_clock or now, now) + FRAME_MS / 1000
-        if self.audio_clock - now > MAX_AHEAD_S:
+        if self.pacer.too_fast(self.session.now()):
             raise AudioRejected("too_fast", "audio is arriving faster than real time", close=True)
 
     async def _speech_started(self, stream_ms: int) -> None:
@@ -191,6 +204,10 @@ class VoiceLink:
             )
 
     async def _recognize_forever(self) -> None:
+        with contextlib.suppress(RunClosed):
+            await self._recognize_segments()
+
+    async def _recognize_segments(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             segment = await self.segments.get()
@@ -234,16 +251,22 @@ class VoiceLink:
 
     async def _speak_forever(self) -> None:
         loop = asyncio.get_running_loop()
-        while True:
-            event = await self.utterances.get()
-            async with self.session.working():
-                await self._speak(loop, event)
+        with contextlib.suppress(RunClosed):
+            while True:
+                event = await self.utterances.get()
+                async with self.session.working():
+                    # Cleared before working() ends, so its wake-up already sees the voice idle.
+                    self.speaking = True
+                    try:
+                        await self._speak(loop, event)
+                    finally:
+                        self.speaking = False
 
     async def _speak(self, loop: asyncio.AbstractEventLoop, event: Event) -> None:
         timeline = self.session.timeline
         asked_at = self.session.now()
         start: float | None = None
-        seconds = 0.0
+        plays_until = 0.0
         for sentence in tts.sentences(event.payload.text):
             pcm = await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, sentence)
             if not timeline.holds(event.id):
@@ -251,10 +274,11 @@ class VoiceLink:
             now = self.session.now()
             first = start is None
             if start is None:
-                start = max(now, timeline.end_before(event.id))
+                start = plays_until = max(now, timeline.end_before(event.id))
             await self.send(audio_message(AGENT_AUDIO, event.id, pcm))
-            seconds += len(pcm) / BYTES_PER_SECOND
-            timeline.retime(event.id, start=start, seconds=seconds)
+            # A sentence synthesized slower than the last one played starts when it arrives.
+            plays_until = max(plays_until, now) + len(pcm) / BYTES_PER_SECOND
+            timeline.retime(event.id, start=start, seconds=plays_until - start)
             if first:
                 await self._first_audio(event, synth_ms=round((now - asked_at) * 1000))
 
@@ -282,13 +306,33 @@ class VoiceLink:
             e.id == utterance_event_id and e.type == "agent.utterance" for e in self.session.events
         ):
             raise AudioRejected("unknown_utterance", f"no agent utterance {utterance_event_id}")
-        await self.session.record(
-            AgentAudioPlayed(
-                utterance_event_id=utterance_event_id,
-                played_ms=min(played_ms, total_ms),
-                total_ms=total_ms,
+        try:
+            await self.session.record(
+                AgentAudioPlayed(
+                    utterance_event_id=utterance_event_id,
+                    played_ms=min(played_ms, total_ms),
+                    total_ms=total_ms,
+                )
             )
-        )
+        except RunClosed:
+            raise AudioRejected("run_ended", "the run had ended before this report") from None
+
+    async def played_out(self) -> None:
+        """Wait (bounded) for a browser that reports playback to report what was sent to it."""
+        events = self.session.events
+        if not any(e.type == "agent.audio_played" for e in events):
+            return  # a client that never reports playback (headless) has nothing to wait for
+        reported = {e.payload.utterance_event_id for e in events if e.type == "agent.audio_played"}
+        sent = [e.payload.utterance_event_id for e in events if e.type == "agent.audio_started"]
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(PLAYBACK_REPORT_WAIT_S):
+                for utterance_id in (u for u in sent if u not in reported):
+                    await self.session.wait_for_event(
+                        0,
+                        lambda e, u=utterance_id: (
+                            e.type == "agent.audio_played" and e.payload.utterance_event_id == u
+                        ),
+                    )
 
     # -- the scripted caller's voice --------------------------------------------------------
 

@@ -39,6 +39,7 @@ from lab.events.types import (
     Transcribed,
     TurnLatency,
 )
+from lab.runs.ending import QUIET_END_S
 from lab.scenarios.contracts import Contract
 
 TEMPLATE = "web/run.html"
@@ -240,6 +241,7 @@ def panel_context(contract: Contract, events: list[Event]) -> dict:
         "decisions": [d for e in events if (d := decision_item(e))],
         "evaluation": evaluate(contract, events),
         "ended": bool(events) and events[-1].type == "run.ended",
+        "quiet_end_s": f"{QUIET_END_S:g}",
     }
 
 

@@ -61,6 +61,7 @@ async def crash_after_commit_started(*, wrote: bool) -> tuple[Run, str | None]:
     await session.wait_idle()
     with pytest.raises(Crash):
         await session.caller_says("Yes, book it.")
+    session.close()  # the dead process's session does nothing more
     receipt = await database_sync_to_async(write_as_the_dead_process_did)(run) if wrote else None
     stored = await database_sync_to_async(store.run_events)(run)
     assert stored[-1].type == "tool.commit.started"

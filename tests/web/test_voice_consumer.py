@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 from channels.db import database_sync_to_async
@@ -12,7 +13,7 @@ from lab.audio.frames import FRAME_BYTES, FRAME_MS, split_frames
 from lab.events import store
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
-from lab.runs.voice import AGENT_AUDIO, STOP_AUDIO
+from lab.runs.voice import AGENT_AUDIO, STOP_AUDIO, sentence_pcm
 from lab.speech import tts
 from tests.web.owners import owner_cookie
 
@@ -199,3 +200,84 @@ async def test_a_caller_who_vanishes_mid_utterance_leaves_a_kept_log():
     assert events[-1].type == "run.ended"
     assert events[-1].payload.reason_kind == "caller_left"
     assert "vad.speech_started" in [e.type for e in events]
+
+
+async def test_a_server_stall_while_frames_are_in_flight_is_not_blamed_on_the_client():
+    run, call = await open_call()
+    await call.until(run, lambda e: e.type == "agent.audio_started")
+    await call.stream(SILENCE * 50)
+    # The server's event loop blocks for 4 s; the client meanwhile goes on sending in real
+    # time, so those 4 s of frames reach the server together once it runs again.
+    time.sleep(4.0)  # noqa: ASYNC251 (the stall under test)
+    for _ in range(200):
+        await call.communicator.send_to(bytes_data=SILENCE)
+    await call.stream(SILENCE * 50)
+    events = await database_sync_to_async(store.run_events)(run)
+    await call.communicator.disconnect()
+    assert not any(
+        e.type == "input.rejected" and e.payload.reason_kind == "too_fast" for e in events
+    )
+    assert events[-1].type != "run.ended"
+
+
+class ReportingBrowser(Call):
+    """A voice client that reports each agent utterance once it has played it through."""
+
+    def __init__(self, communicator: WebsocketCommunicator) -> None:
+        super().__init__(communicator)
+        self.playing: dict[str, tuple[float, int]] = {}
+        self.reported: set[str] = set()
+        self._counted = 0
+
+    async def pump(self, wait_s: float = 0.01) -> None:
+        await super().pump(wait_s)
+        loop = asyncio.get_running_loop()
+        for data in self.audio[self._counted :]:
+            utterance_id = data[1:9].decode().strip()
+            if data[0] == AGENT_AUDIO:
+                first, samples = self.playing.get(utterance_id, (loop.time(), 0))
+                self.playing[utterance_id] = (first, samples + (len(data) - 9) // 2)
+        self._counted = len(self.audio)
+        for utterance_id, (first, samples) in self.playing.items():
+            if utterance_id not in self.reported and loop.time() >= first + samples / 16000:
+                self.reported.add(utterance_id)
+                played_ms = samples * 1000 // 16000
+                await self.communicator.send_to(
+                    text_data=json.dumps(
+                        {
+                            "action": "played",
+                            "utterance_event_id": utterance_id,
+                            "played_ms": played_ms,
+                            "total_ms": played_ms,
+                        }
+                    )
+                )
+
+
+async def test_a_voice_run_ends_only_once_the_agents_last_words_are_sent_and_played():
+    run, call = await open_call("double_confirmation")
+    communicator = call.communicator
+    browser = ReportingBrowser(communicator)
+    await communicator.send_to(text_data=json.dumps({"action": "play"}))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 240
+    events = []
+    while loop.time() < deadline:
+        await browser.pump(wait_s=0.2)
+        events = await database_sync_to_async(store.run_events)(run)
+        if events and events[-1].type == "run.ended":
+            break
+    await browser.pump(wait_s=0.5)
+    await communicator.disconnect()
+    assert events[-1].type == "run.ended"
+    assert events[-1].payload.reason == "the scripted caller finished"
+    last = [e for e in events if e.type == "agent.utterance"][-1]
+    assert last.payload.purpose == "receipt"
+    # Every sentence of the receipt (its reference number last) reached the browser...
+    sent = sum(
+        len(a) - 9 for a in browser.audio if a[0] == AGENT_AUDIO and a[1:9] == last.id.encode()
+    )
+    assert sent == sum(len(sentence_pcm(s)) for s in tts.sentences(last.payload.text))
+    # ...and the browser's report of playing it is part of the evidence.
+    played = [e.payload for e in events if e.type == "agent.audio_played"]
+    assert any(p.utterance_event_id == last.id and p.played_ms == p.total_ms for p in played)
