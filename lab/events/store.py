@@ -59,6 +59,7 @@ def _check_writer(run: Run, holder: str | None) -> None:
 
 
 def _check_link(run: Run, event: Event) -> None:
+    previous: str | None
     if event.seq == 1:
         previous = GENESIS_HASH
     else:
