@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lab.agent import wording
+from lab.agent.answers import Retrieve, grounded_answer, wants_retrieval
 from lab.agent.days import Week
 from lab.agent.understanding import WHEN_KEYS, Context, Understanding, understand
 from lab.agent.wording import describe, readback, reconfirm, spoken_amount
@@ -18,6 +19,7 @@ from lab.events.types import (
     Action,
     Args,
     CallerUnderstood,
+    CallerUtterance,
     CommitFailed,
     CommitReconciled,
     CommitSucceeded,
@@ -34,6 +36,7 @@ from lab.events.types import (
     ProposalExpired,
     ProposalMade,
     Receipt,
+    RetrievalDone,
     UnderstandingKind,
 )
 
@@ -51,6 +54,7 @@ class Say:
     text: str
     purpose: str
     proposal_id: str | None = None
+    retrieval_event_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ class Commit:
     confirmation_event_id: str
 
 
-Step = Say | Revise | Lookup | Propose | Commit
+Step = Say | Revise | Lookup | Propose | Commit | Retrieve
 
 
 def invented_slot(args: Args) -> Args:
@@ -124,6 +128,7 @@ class ScriptedAgent:
     attempts: dict[str, LookupStarted] = field(default_factory=dict)
     expecting: tuple[str, ...] = ()
     unsure: dict[str, str] = field(default_factory=dict)
+    heard: str = ""
 
     def greet(self) -> list[Step]:
         return [
@@ -150,6 +155,10 @@ class ScriptedAgent:
     def observe(self, event: Event) -> list[Step]:
         """The steps this event calls for (often none)."""
         match event.payload:
+            case CallerUtterance(text=text):
+                self.heard = text
+            case RetrievalDone() as retrieval:
+                return [Say(grounded_answer(retrieval), "answer", retrieval_event_id=event.id)]
             case CallerUnderstood() as understood:
                 return self._on_understood(understood, event.id)
             case IntentRevised() as revised:
@@ -206,6 +215,8 @@ class ScriptedAgent:
     def _on_understood(self, understood: CallerUnderstood, event_id: str) -> list[Step]:
         self.expecting = ()
         self.unsure = dict(understood.ambiguous)
+        if wants_retrieval(understood, self.heard):
+            return [Retrieve(self.heard, event_id)]
         match understood.kind:
             case UnderstandingKind.REQUEST | UnderstandingKind.CORRECTION:
                 return self._on_request(understood, event_id)

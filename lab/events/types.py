@@ -18,6 +18,10 @@ from pydantic import (
     model_serializer,
 )
 
+from lab.grading.grounding import GroundingAudit
+from lab.grading.schema import TurnGrade
+from lab.retrieval.window import RetrievalWindow, RetrievedChunk
+
 Args = dict[str, str | int]
 
 
@@ -92,6 +96,14 @@ class _Payload(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _omit_unset(model: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """Drop fields added after logs were first written while unset, so old events re-hash alike."""
+    for name in model._added_later:
+        if not getattr(model, name):
+            data.pop(name, None)
+    return data
+
+
 class RunStarted(_Payload):
     type: Literal["run.started"] = "run.started"
     run_id: str
@@ -136,11 +148,7 @@ class CallerUnderstood(_Payload):
 
     @model_serializer(mode="wrap")
     def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        for name in self._added_later:
-            if not getattr(self, name):
-                data.pop(name, None)
-        return data
+        return _omit_unset(self, handler(self))
 
 
 class IntentRevised(_Payload):
@@ -173,6 +181,14 @@ class AgentUtterance(_Payload):
     ]
     duration_ms: int
     proposal_id: str | None = None
+    # The retrieval the answer stood on; text keeps its [KB-N] markers, speech never says them.
+    retrieval_event_id: str | None = None
+
+    _added_later: ClassVar[tuple[str, ...]] = ("retrieval_event_id",)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _omit_unset(self, handler(self))
 
 
 class AgentInterrupted(_Payload):
@@ -404,6 +420,49 @@ class TurnLatency(_Payload):
     total_ms: int
 
 
+class RetrievalDone(_Payload):
+    """The knowledge-base chunks a caller's question retrieved, best first.
+
+    confidence is the top score (0.0 when nothing matched); a turn without this event had no
+    retrieval, and its confidence is null.
+    """
+
+    type: Literal["retrieval.done"] = "retrieval.done"
+    understood_event_id: str
+    query: str
+    retriever: str
+    knowledge_base: str
+    chunks: tuple[RetrievedChunk, ...] = ()
+    confidence: float
+
+    def window(self) -> RetrievalWindow:
+        return RetrievalWindow(
+            query=self.query,
+            retriever=self.retriever,
+            knowledge_base=self.knowledge_base,
+            chunks=self.chunks,
+        )
+
+
+class TurnGraded(_Payload):
+    """The per-turn grader's verdict on one agent utterance, against a versioned constraint list."""
+
+    type: Literal["turn.graded"] = "turn.graded"
+    utterance_event_id: str
+    retrieval_event_id: str | None = None
+    caller_turn: str | None = None
+    grade: TurnGrade
+
+
+class TurnGrounding(_Payload):
+    """The grounding audit of one agent utterance: what retrieval found and what it cited."""
+
+    type: Literal["turn.grounding"] = "turn.grounding"
+    utterance_event_id: str
+    retrieval_event_id: str | None = None
+    audit: GroundingAudit
+
+
 class RunEnded(_Payload):
     type: Literal["run.ended"] = "run.ended"
     reason_kind: Literal["completed", "abandoned", "caller_left", "error"]
@@ -436,6 +495,9 @@ EventPayload = Annotated[
     | AgentAudioStarted
     | AgentAudioPlayed
     | TurnLatency
+    | RetrievalDone
+    | TurnGraded
+    | TurnGrounding
     | RunEnded,
     Field(discriminator="type"),
 ]

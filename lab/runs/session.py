@@ -20,6 +20,7 @@ from lab.events.models import Run
 from lab.events.types import Channel, Event, EventPayload, InputRejected, Mode, RunEnded, RunStarted
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller, ending
+from lab.runs.grading import TurnAuditor
 from lab.runs.log import Listener, RunClosed, RunLog
 from lab.runs.reconciliation import reconcile
 from lab.runs.speaker import Speaker, VoiceOutput
@@ -39,6 +40,9 @@ class RunSession:
         # Real audio plays in real time; only the typed channel's clock may be compressed.
         self.scale = 1.0 if run.channel == Channel.VOICE else settings.LAB_TIME_SCALE
         self.speaker = Speaker(record=self.record, now=self.now, scale=self.scale)
+        self.speaker.auditor = TurnAuditor(
+            run=run, record=self.record, events=lambda: self.log.events
+        )
         self.tools = ToolCalls(
             run=run,
             contract=contract,

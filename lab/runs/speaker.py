@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from django.conf import settings
 
 from lab.agent.dialogue import Say
 from lab.events.types import AgentInterrupted, AgentUtterance, Event, EventPayload
+from lab.grading.grounding import strip_markers
 from lab.runs.speech import SpeechTimeline
+
+if TYPE_CHECKING:
+    from lab.runs.grading import TurnAuditor
 
 Record = Callable[[EventPayload], Awaitable[Event]]
 
@@ -40,26 +44,33 @@ class Speaker:
         self.scale = scale
         self.timeline = SpeechTimeline()
         self.voice: VoiceOutput | None = None
+        self.auditor: TurnAuditor | None = None
 
     async def say(self, step: Say) -> Event:
-        duration_ms = speech_ms(step.text)
+        # The event keeps the [KB-N] markers; what is spoken and timed never has them.
+        spoken = strip_markers(step.text)
+        duration_ms = speech_ms(spoken)
         event = await self.record(
             AgentUtterance(
                 text=step.text,
                 purpose=step.purpose,
                 duration_ms=duration_ms,
                 proposal_id=step.proposal_id,
+                retrieval_event_id=step.retrieval_event_id,
             )
         )
         self.timeline.enqueue(
             event_id=event.id,
-            text=step.text,
+            text=spoken,
             seconds=duration_ms / 1000 * self.scale,
             now=self.now(),
             proposal_id=step.proposal_id,
         )
         if self.voice is not None:
             self.voice.say(event)
+        # Graded once it is on its way to the caller, so grading never delays the speech.
+        if self.auditor is not None:
+            await self.auditor.after(event)
         return event
 
     async def interrupt(self, *, cause_event_id: str, at: float) -> None:

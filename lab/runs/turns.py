@@ -6,6 +6,7 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
 
+from lab.agent.answers import Retrieve, retrieve
 from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
 from lab.agent.setup import scripted_agent
 from lab.events.chain import digest
@@ -22,6 +23,7 @@ from lab.events.types import (
     ProposalMade,
 )
 from lab.policy.gate import GateState
+from lab.runs.retrieval import tenant_retriever
 from lab.runs.speaker import Speaker
 from lab.runs.tools import ToolCalls
 from lab.tools.authorization import Authorization
@@ -96,6 +98,8 @@ class AgentTurns:
                     await self._propose(step)
                 case Commit():
                     await self._commit(step)
+                case Retrieve():
+                    await self.record(retrieve(step, tenant_retriever()))
 
     async def _decide(self, request: GateRequest) -> Event | None:
         """Ask the gate (guarded runs only); returns the decision event, or None if unguarded."""

@@ -25,6 +25,7 @@ from lab.events.types import (
     Transcribed,
     TurnLatency,
 )
+from lab.grading.grounding import strip_markers
 from lab.runs.log import RunClosed
 from lab.runs.pacing import AudioPacer
 from lab.runs.session import RunSession
@@ -267,7 +268,7 @@ class VoiceLink:
         asked_at = self.session.now()
         start: float | None = None
         plays_until = 0.0
-        for sentence in tts.sentences(event.payload.text):
+        for sentence in tts.sentences(strip_markers(event.payload.text)):
             pcm = await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, sentence)
             if not timeline.holds(event.id):
                 return  # cut by a barge-in while it was being synthesized

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from lab.agent.answers import Retrieve, retrieve
 from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
 from lab.agent.setup import calendar_week
 from lab.events.chain import EventChain, digest
@@ -40,6 +41,7 @@ from lab.events.types import (
     RunStarted,
 )
 from lab.policy.gate import GateState
+from lab.runs.retrieval import tenant_retriever
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SLOTS: list[Args] = json.loads((FIXTURES / "calendar.json").read_text())["slots"]
@@ -151,8 +153,11 @@ class Call:
                             purpose=say.purpose,  # type: ignore[arg-type]
                             duration_ms=100,
                             proposal_id=say.proposal_id,
+                            retrieval_event_id=say.retrieval_event_id,
                         )
                     )
+                case Retrieve() as question:
+                    self.record(retrieve(question, tenant_retriever()))
                 case Revise() as revise:
                     self.record(
                         IntentRevised(

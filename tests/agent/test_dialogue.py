@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from lab.agent import wording
+from lab.agent import answers, wording
 from lab.events.types import (
     Action,
     AgentUtterance,
@@ -183,4 +183,8 @@ def test_anything_out_of_scope_gets_the_honest_line() -> None:
 def test_questions_about_the_agent_are_answered_and_facts_are_never_invented() -> None:
     assert texts(Call().say("What can you do?")) == [wording.CAPABILITIES]
     assert texts(Call().say("Am I talking to a robot?")) == [wording.IDENTITY]
-    assert texts(Call().say("What are your opening hours?")) == [wording.NO_FACTS]
+    assert texts(Call().say("What are your opening hours?")) == [
+        "Opening hours of Northgate Cycle Works: Monday to Friday 8:30 AM to 5:30 PM; "
+        "Saturday 10:00 AM to 2:00 PM; Sunday closed [KB-1]."
+    ]
+    assert texts(Call().say("How much is a haircut?")) == [answers.NOT_COVERED]

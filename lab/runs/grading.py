@@ -1,0 +1,80 @@
+"""Every agent utterance of a live run graded and audited: turn.graded, turn.grounding, audit row.
+
+The session edge around the pure lab.grading.run_turns: it records the two events right after
+the utterance and stores the audit row off the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from lab.audit.schema import AuditChannel, AuditEntry
+from lab.audit.services import audit_record
+from lab.events.models import Run
+from lab.events.types import AgentUtterance, Channel, Event, EventPayload, RetrievalDone
+from lab.facts.knowledge import build_knowledge_base
+from lab.facts.schema import ConstraintList
+from lab.grading.grader import DeterministicGrader, Grader
+from lab.grading.run_turns import grade_utterance
+from lab.runs.retrieval import tenant_constraints
+
+Record = Callable[[EventPayload], Awaitable[Event]]
+LAB_AGENT = "lab-scripted"
+
+
+class TurnAuditor:
+    """Grades each recorded agent utterance against the run's tenant list and stores the audit."""
+
+    def __init__(
+        self,
+        *,
+        run: Run,
+        record: Record,
+        events: Callable[[], list[Event]],
+        grader: Grader | None = None,
+        constraints: ConstraintList | None = None,
+    ) -> None:
+        self.run = run
+        self.record = record
+        self.events = events
+        self.grader: Grader = grader or DeterministicGrader()
+        self.constraints = constraints or tenant_constraints()
+        self.knowledge_base = build_knowledge_base(self.constraints).version
+
+    async def after(self, utterance: Event) -> None:
+        """Record the utterance's grade and grounding events, then its audit row."""
+        events = self.events()
+        started = time.perf_counter()
+        graded, grounding = grade_utterance(
+            events, utterance, grader=self.grader, constraints=self.constraints
+        )
+        latency_ms = (time.perf_counter() - started) * 1000
+        await self.record(graded)
+        await self.record(grounding)
+        said = utterance.payload
+        assert isinstance(said, AgentUtterance)
+        retrieval = next((e.payload for e in events if e.id == said.retrieval_event_id), None)
+        entry = AuditEntry(
+            tenant=self.constraints.tenant,
+            agent=LAB_AGENT,
+            call_id=str(self.run.id),
+            run_id=self.run.id,
+            turn_id=utterance.id,
+            channel=AuditChannel.VOICE if self.run.channel == Channel.VOICE else AuditChannel.TYPED,
+            utterance=said.text,
+            caller_turn=graded.caller_turn,
+            grade=graded.grade,
+            grounding=grounding.audit,
+            retrieval=retrieval.window() if isinstance(retrieval, RetrievalDone) else None,
+            constraint_list_version=self.constraints.version,
+            constraint_list_digest=self.constraints.digest(),
+            knowledge_base_version=self.knowledge_base,
+            grade_latency_ms=latency_ms,
+            spoken_at=utterance.at,
+            graded_at=timezone.now(),
+        )
+        await database_sync_to_async(audit_record)(entry=entry, run=self.run)

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import pytest
+
+from lab.agent import answers
+from lab.events.types import AgentUtterance, RetrievalDone
+from lab.grading.grader import DeterministicGrader
+from lab.grading.grounding import GroundingVerdict, audit
+from lab.grading.schema import GradeRequest, Verdict
+from lab.runs.retrieval import tenant_constraints
+from tests.agent.harness import Call
+
+
+def answered(question: str) -> tuple[RetrievalDone, AgentUtterance]:
+    call = Call()
+    said = call.say(question)
+    retrievals: list[RetrievalDone] = call.of_type(RetrievalDone)
+    assert len(retrievals) == 1 and len(said) == 1, question
+    return retrievals[0], said[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much is a bike fit consultation?",
+        "Are you open Saturday?",
+        "Can I get my money back if I cancel?",
+        "What's your refund policy?",
+    ],
+)
+def test_a_covered_question_is_answered_from_its_chunk_with_a_marker_the_grader_supports(
+    question: str,
+) -> None:
+    retrieval, said = answered(question)
+    assert said.text.endswith("[KB-1].") and said.retrieval_event_id is not None
+    assert retrieval.confidence == retrieval.chunks[0].score > answers.MIN_SCORE
+    grade = DeterministicGrader().grade(
+        GradeRequest(utterance=said.text, caller_turn=question, retrieval=retrieval.window()),
+        tenant_constraints(),
+    )
+    assert grade.verdict is Verdict.SUPPORTED, grade.rationale
+    assert audit(said.text, retrieval.window()).verdict is GroundingVerdict.OK
+
+
+def test_a_person_to_put_through_to_is_declined_from_the_capabilities_chunk() -> None:
+    retrieval, said = answered("Can you put me through to your manager?")
+    assert retrieval.chunks[0].id == "kb.capabilities.cannot"
+    assert said.text == f"{answers.CANNOT} [KB-1]."
+
+
+def test_a_question_the_knowledge_base_does_not_cover_is_said_to_be_uncovered() -> None:
+    retrieval, said = answered("How much is a haircut?")
+    assert said.text == answers.NOT_COVERED
+    assert audit(said.text, retrieval.window()).verdict is GroundingVerdict.NO_MARKER
+
+
+def test_turns_without_a_question_run_no_retrieval() -> None:
+    call = Call()
+    call.say("I'd like Thursday afternoon.")
+    assert call.of_type(RetrievalDone) == []
