@@ -444,6 +444,17 @@ class RetrievalDone(_Payload):
         )
 
 
+class CitationBlocked(_Payload):
+    """require_citation stopped an answer that had retrieval context but cited none of it."""
+
+    type: Literal["citation.blocked"] = "citation.blocked"
+    retrieval_event_id: str
+    blocked_text: str
+    reason_kind: Literal["no_marker", "orphan_marker"]
+    reason: str
+    fallback: str
+
+
 class TurnGraded(_Payload):
     """The per-turn grader's verdict on one agent utterance, against a versioned constraint list."""
 
@@ -496,6 +507,7 @@ EventPayload = Annotated[
     | AgentAudioPlayed
     | TurnLatency
     | RetrievalDone
+    | CitationBlocked
     | TurnGraded
     | TurnGrounding
     | RunEnded,

@@ -8,17 +8,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from lab.agent.dialogue import Say
 from lab.audit.schema import AuditChannel, AuditEntry
 from lab.audit.services import audit_record
 from lab.events.models import Run
-from lab.events.types import AgentUtterance, Channel, Event, EventPayload, RetrievalDone
+from lab.events.types import (
+    AgentUtterance,
+    Channel,
+    CitationBlocked,
+    Event,
+    EventPayload,
+    RetrievalDone,
+)
 from lab.facts.knowledge import build_knowledge_base
 from lab.facts.schema import ConstraintList
 from lab.grading.grader import DeterministicGrader, Grader
+from lab.grading.grounding import require_citation
 from lab.grading.run_turns import grade_utterance
 from lab.runs.retrieval import tenant_constraints
 
@@ -37,6 +47,7 @@ class TurnAuditor:
         events: Callable[[], list[Event]],
         grader: Grader | None = None,
         constraints: ConstraintList | None = None,
+        require_citation: bool = False,
     ) -> None:
         self.run = run
         self.record = record
@@ -44,6 +55,33 @@ class TurnAuditor:
         self.grader: Grader = grader or DeterministicGrader()
         self.constraints = constraints or tenant_constraints()
         self.knowledge_base = build_knowledge_base(self.constraints).version
+        self.require_citation = require_citation
+
+    async def cite_or_block(self, step: Say) -> Say:
+        """The step to speak: under require_citation an uncited grounded answer is replaced."""
+        if not self.require_citation or step.retrieval_event_id is None:
+            return step
+        retrieval = self._retrieval(self.events(), step.retrieval_event_id)
+        window = retrieval.window() if retrieval else None
+        decision = require_citation(step.text, window, required=True)
+        if decision.allowed or decision.reason_kind is None or decision.fallback is None:
+            return step
+        await self.record(
+            CitationBlocked(
+                retrieval_event_id=step.retrieval_event_id,
+                blocked_text=step.text,
+                reason_kind=decision.reason_kind,
+                reason=decision.reason,
+                fallback=decision.fallback,
+            )
+        )
+        # The fallback stands on nothing retrieved, so it carries no retrieval reference.
+        return replace(step, text=decision.fallback, retrieval_event_id=None)
+
+    @staticmethod
+    def _retrieval(events: list[Event], event_id: str | None) -> RetrievalDone | None:
+        found = next((e.payload for e in events if e.id == event_id), None)
+        return found if isinstance(found, RetrievalDone) else None
 
     async def after(self, utterance: Event) -> None:
         """Record the utterance's grade and grounding events, then its audit row."""
@@ -57,7 +95,7 @@ class TurnAuditor:
         await self.record(grounding)
         said = utterance.payload
         assert isinstance(said, AgentUtterance)
-        retrieval = next((e.payload for e in events if e.id == said.retrieval_event_id), None)
+        retrieval = self._retrieval(events, said.retrieval_event_id)
         entry = AuditEntry(
             tenant=self.constraints.tenant,
             agent=LAB_AGENT,
@@ -69,7 +107,7 @@ class TurnAuditor:
             caller_turn=graded.caller_turn,
             grade=graded.grade,
             grounding=grounding.audit,
-            retrieval=retrieval.window() if isinstance(retrieval, RetrievalDone) else None,
+            retrieval=retrieval.window() if retrieval else None,
             constraint_list_version=self.constraints.version,
             constraint_list_digest=self.constraints.digest(),
             knowledge_base_version=self.knowledge_base,

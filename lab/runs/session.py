@@ -41,7 +41,10 @@ class RunSession:
         self.scale = 1.0 if run.channel == Channel.VOICE else settings.LAB_TIME_SCALE
         self.speaker = Speaker(record=self.record, now=self.now, scale=self.scale)
         self.speaker.auditor = TurnAuditor(
-            run=run, record=self.record, events=lambda: self.log.events
+            run=run,
+            record=self.record,
+            events=lambda: self.log.events,
+            require_citation=bool(contract.require_citation),
         )
         self.tools = ToolCalls(
             run=run,

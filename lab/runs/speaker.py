@@ -47,6 +47,8 @@ class Speaker:
         self.auditor: TurnAuditor | None = None
 
     async def say(self, step: Say) -> Event:
+        if self.auditor is not None:
+            step = await self.auditor.cite_or_block(step)
         # The event keeps the [KB-N] markers; what is spoken and timed never has them.
         spoken = strip_markers(step.text)
         duration_ms = speech_ms(spoken)

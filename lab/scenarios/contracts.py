@@ -96,6 +96,16 @@ class Contract(_Strict):
     caller: list[CallerLine] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
     assertions: list[Assertion] = Field(min_length=1)
+    # Block an answer that had retrieval context and cites none of it. Left out of the
+    # canonical form while unset, so contracts written before keep their hash.
+    require_citation: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_citation(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.require_citation is None:
+            data.pop("require_citation", None)
+        return data
 
     @field_validator("tool")
     @classmethod
