@@ -75,8 +75,17 @@ def grade_utterance(
         utterance=said.text, caller_turn=caller_turn, retrieval=window, observed=observed(before)
     )
     grade = grader.grade(request, constraints)
-    refs = {"utterance_event_id": utterance.id, "retrieval_event_id": said.retrieval_event_id}
+    retrieval_id = said.retrieval_event_id
     return (
-        TurnGraded(**refs, caller_turn=caller_turn, grade=grade),
-        TurnGrounding(**refs, audit=audit(said.text, window)),
+        TurnGraded(
+            utterance_event_id=utterance.id,
+            retrieval_event_id=retrieval_id,
+            caller_turn=caller_turn,
+            grade=grade,
+        ),
+        TurnGrounding(
+            utterance_event_id=utterance.id,
+            retrieval_event_id=retrieval_id,
+            audit=audit(said.text, window),
+        ),
     )
