@@ -122,7 +122,10 @@ class CallerUtterance(_Payload):
 
     type: Literal["caller.utterance"] = "caller.utterance"
     text: str
-    source: Literal["typed", "script", "asr"]
+    source: CallerSource
+
+
+CallerSource = Literal["typed", "script", "asr"]
 
 
 class CallerUnderstood(_Payload):
@@ -325,10 +328,13 @@ class CommitSucceeded(_Payload):
     replayed: bool
 
 
+CommitFailureKind = Literal["timeout", "error", "conflict", "not_found", "unauthorized"]
+
+
 class CommitFailed(_Payload):
     type: Literal["tool.commit.failed"] = "tool.commit.failed"
     attempt_id: str
-    failure_kind: Literal["timeout", "error", "conflict", "not_found", "unauthorized"]
+    failure_kind: CommitFailureKind
     reason: str
 
 
@@ -474,9 +480,12 @@ class TurnGrounding(_Payload):
     audit: GroundingAudit
 
 
+EndKind = Literal["completed", "abandoned", "caller_left", "error"]
+
+
 class RunEnded(_Payload):
     type: Literal["run.ended"] = "run.ended"
-    reason_kind: Literal["completed", "abandoned", "caller_left", "error"]
+    reason_kind: EndKind
     reason: str
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from lab.events.types import AgentAudioStarted, AgentUtterance
 from lab.runs.log import RunClosed
 from lab.scenarios.contracts import CallerLine
 
@@ -42,13 +43,14 @@ async def wait_for_turn(session: RunSession, line: CallerLine, *, since: int) ->
     async with asyncio.timeout(SCRIPT_WAIT_S):
         if line.into_readback_ms is not None:
             readback = await session.wait_for_event(
-                since, lambda e: e.type == "agent.utterance" and e.payload.purpose == "readback"
+                since,
+                lambda e: isinstance(e.payload, AgentUtterance) and e.payload.purpose == "readback",
             )
             if session.voice is not None:
                 await session.wait_for_event(
                     since,
                     lambda e: (
-                        e.type == "agent.audio_started"
+                        isinstance(e.payload, AgentAudioStarted)
                         and e.payload.utterance_event_id == readback.id
                     ),
                 )

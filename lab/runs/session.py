@@ -17,7 +17,17 @@ from lab.agent.dialogue import AGENT_VERSION
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
-from lab.events.types import Channel, Event, EventPayload, InputRejected, Mode, RunEnded, RunStarted
+from lab.events.types import (
+    CallerSource,
+    Channel,
+    EndKind,
+    Event,
+    EventPayload,
+    InputRejected,
+    Mode,
+    RunEnded,
+    RunStarted,
+)
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller, ending
 from lab.runs.grading import TurnAuditor
@@ -118,7 +128,7 @@ class RunSession:
                 scenario_version=self.contract.version,
                 contract_hash=self.contract.contract_hash,
                 mode=Mode(self.run.mode),
-                channel=self.run.channel,
+                channel=Channel(self.run.channel),
                 evaluator_version=EVALUATOR_VERSION,
                 gate_version=GATE_VERSION,
                 agent_version=AGENT_VERSION,
@@ -127,7 +137,7 @@ class RunSession:
         async with self.working():
             await self.turns.greet()
 
-    async def caller_says(self, text: str, *, source: str = "typed") -> None:
+    async def caller_says(self, text: str, *, source: CallerSource = "typed") -> None:
         """One final caller transcript; it cuts any agent speech still playing."""
         arrived = self.now()
         async with self.working():
@@ -140,7 +150,7 @@ class RunSession:
         if not self.ended:
             await self.record(InputRejected(reason_kind=reason_kind, reason=reason))
 
-    async def finish(self, *, reason_kind: str, reason: str) -> None:
+    async def finish(self, *, reason_kind: EndKind, reason: str) -> None:
         """End the run once the agent's queued speech has been sent and played (or reported)."""
         await self.wait_idle()
         if self.voice is not None:
@@ -162,7 +172,7 @@ class RunSession:
             self._quiet.cancel()
         self.tools.cancel()
 
-    async def end(self, *, reason_kind: str, reason: str) -> None:
+    async def end(self, *, reason_kind: EndKind, reason: str) -> None:
         if self.ended:
             return
         self.close()

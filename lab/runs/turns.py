@@ -12,9 +12,11 @@ from lab.agent.setup import scripted_agent
 from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (
+    CallerSource,
     CallerUtterance,
     Event,
     EventPayload,
+    GateDecision,
     GateRequest,
     IntentRevised,
     Mode,
@@ -29,6 +31,13 @@ from lab.runs.tools import ToolCalls
 from lab.tools.authorization import Authorization
 
 Record = Callable[[EventPayload], Awaitable[Event]]
+
+
+def _blocked(decision: Event | None) -> bool:
+    """Whether a recorded gate decision blocked the request (None: no gate, nothing blocks)."""
+    return isinstance(decision, Event) and (
+        isinstance(decision.payload, GateDecision) and decision.payload.outcome is Outcome.BLOCK
+    )
 
 
 class AgentTurns:
@@ -76,7 +85,7 @@ class AgentTurns:
         self.steps.extend(self.agent.farewell())
         await self.drain()
 
-    async def caller_turn(self, text: str, *, source: str, arrived: float) -> None:
+    async def caller_turn(self, text: str, *, source: CallerSource, arrived: float) -> None:
         """One final caller transcript: it cuts agent speech, is understood, and answered."""
         async with self.lock:
             said = await self.record(CallerUtterance(text=text, source=source))
@@ -130,7 +139,7 @@ class AgentTurns:
                 args=step.query,
             )
         )
-        if decision is not None and decision.payload.outcome is Outcome.BLOCK:
+        if _blocked(decision):
             return
         await self.tools.lookup(
             step, attempt=attempt, authorized_by=decision.id if decision else None
@@ -146,7 +155,7 @@ class AgentTurns:
                 lookup_event_id=step.grounded_on,
             )
         )
-        if decision is not None and decision.payload.outcome is Outcome.BLOCK:
+        if _blocked(decision):
             return
         await self.record(
             ProposalMade(
@@ -171,7 +180,7 @@ class AgentTurns:
             confirmation_event_id=step.confirmation_event_id,
         )
         decision = await self._decide(request)
-        if proposal is None or (decision and decision.payload.outcome is Outcome.BLOCK):
+        if proposal is None or _blocked(decision):
             return
         authorization = (
             Authorization.from_decision(decision)

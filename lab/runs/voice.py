@@ -46,6 +46,14 @@ TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
 SendBytes = Callable[[bytes], Awaitable[None]]
 
 
+def _played_report_of(utterance_id: str) -> Callable[[Event], bool]:
+    def matches(event: Event) -> bool:
+        payload = event.payload
+        return isinstance(payload, AgentAudioPlayed) and payload.utterance_event_id == utterance_id
+
+    return matches
+
+
 class AudioRejected(ValueError):
     """Audio the voice channel refused; `close` says whether the connection must end."""
 
@@ -320,20 +328,15 @@ class VoiceLink:
 
     async def played_out(self) -> None:
         """Wait (bounded) for a browser that reports playback to report what was sent to it."""
-        events = self.session.events
-        if not any(e.type == "agent.audio_played" for e in events):
+        payloads = [e.payload for e in self.session.events]
+        reported = {p.utterance_event_id for p in payloads if isinstance(p, AgentAudioPlayed)}
+        if not reported:
             return  # a client that never reports playback (headless) has nothing to wait for
-        reported = {e.payload.utterance_event_id for e in events if e.type == "agent.audio_played"}
-        sent = [e.payload.utterance_event_id for e in events if e.type == "agent.audio_started"]
+        sent = [p.utterance_event_id for p in payloads if isinstance(p, AgentAudioStarted)]
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(PLAYBACK_REPORT_WAIT_S):
                 for utterance_id in (u for u in sent if u not in reported):
-                    await self.session.wait_for_event(
-                        0,
-                        lambda e, u=utterance_id: (
-                            e.type == "agent.audio_played" and e.payload.utterance_event_id == u
-                        ),
-                    )
+                    await self.session.wait_for_event(0, _played_report_of(utterance_id))
 
     # -- the scripted caller's voice --------------------------------------------------------
 

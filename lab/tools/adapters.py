@@ -21,6 +21,7 @@ from lab.events.types import (
     PAYLOAD,
     Action,
     Args,
+    CommitFailureKind,
     GateDecision,
     Mode,
     Operation,
@@ -36,7 +37,7 @@ FIXTURE_DIR = Path(settings.BASE_DIR) / "fixtures"
 class CommitRejected(Exception):
     """A write the adapter refused; kind is one of CommitFailed.failure_kind."""
 
-    def __init__(self, kind: str, reason: str) -> None:
+    def __init__(self, kind: CommitFailureKind, reason: str) -> None:
         super().__init__(reason)
         self.kind = kind
         self.reason = reason
@@ -201,7 +202,7 @@ class CalendarAdapter:
         slots = CalendarSlot.objects.filter(run=run).order_by("slot_id")
         if "day" in query:
             slots = slots.filter(day=query["day"])
-        options = []
+        options: list[Args] = []
         for slot in slots:
             hour = int(slot.time[:2])
             part = query.get("part_of_day")

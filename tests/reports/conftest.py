@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
+from lab.audit.models import AuditRecord
 from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
@@ -45,8 +46,9 @@ def _played(scenario_id: str, mode: Mode) -> RealReport:
     run = run_start(scenario_id=scenario_id, mode=mode, channel=Channel.TYPED)
     asyncio.run(play_headless(run))
     report = RealReport(scenario_id, mode, report_bytes(report_for_run(run)))
-    # One run at a time, gone before the next: unguarded idempotency keys are not run-scoped
-    # (lab/runs/session.py), so a second run in the same database would replay the first's receipts.
+    # This fixture outlives every test's transaction: leave nothing behind for tests that count
+    # rows. Audit rows protect their run, so they go first.
+    AuditRecord.objects.filter(run=run).delete()
     run.delete()
     return report
 
