@@ -38,6 +38,7 @@ from lab.events.types import (
     Receipt,
     RetrievalDone,
     UnderstandingKind,
+    UtterancePurpose,
 )
 
 AGENT_VERSION = "scripted-agent-2"
@@ -52,7 +53,7 @@ _KEY_NAMES = {"order_number": "order number", "amount_cents": "amount", "day": "
 @dataclass(frozen=True)
 class Say:
     text: str
-    purpose: str
+    purpose: UtterancePurpose
     proposal_id: str | None = None
     retrieval_event_id: str | None = None
 

@@ -166,22 +166,25 @@ class IntentRevised(_Payload):
     understood_event_id: str
 
 
+UtterancePurpose = Literal[
+    "greeting",
+    "readback",
+    "reconfirm",
+    "acknowledge",
+    "clarify",
+    "answer",
+    "lookup",
+    "failure",
+    "receipt",
+    "refuse",
+    "goodbye",
+]
+
+
 class AgentUtterance(_Payload):
     type: Literal["agent.utterance"] = "agent.utterance"
     text: str
-    purpose: Literal[
-        "greeting",
-        "readback",
-        "reconfirm",
-        "acknowledge",
-        "clarify",
-        "answer",
-        "lookup",
-        "failure",
-        "receipt",
-        "refuse",
-        "goodbye",
-    ]
+    purpose: UtterancePurpose
     duration_ms: int
     proposal_id: str | None = None
     # The retrieval the answer stood on; text keeps its [KB-N] markers, speech never says them.

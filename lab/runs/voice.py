@@ -19,6 +19,7 @@ from lab.audio.vad import Endpointer, SpeechEnd, SpeechStart, VadConfig
 from lab.events.types import (
     AgentAudioPlayed,
     AgentAudioStarted,
+    AgentUtterance,
     Event,
     SpeechEnded,
     SpeechStarted,
@@ -276,6 +277,8 @@ class VoiceLink:
         asked_at = self.session.now()
         start: float | None = None
         plays_until = 0.0
+        if not isinstance(event.payload, AgentUtterance):
+            return
         for sentence in tts.sentences(strip_markers(event.payload.text)):
             pcm = await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, sentence)
             if not timeline.holds(event.id):
