@@ -30,6 +30,7 @@ from lab.events.types import (
 )
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller, ending
+from lab.runs.counters import RunCounters
 from lab.runs.grading import TurnAuditor
 from lab.runs.log import Listener, RunClosed, RunLog
 from lab.runs.reconciliation import reconcile
@@ -56,12 +57,14 @@ class RunSession:
             events=lambda: self.log.events,
             require_citation=bool(contract.require_citation),
         )
+        counters = RunCounters(self.log.events)
         self.tools = ToolCalls(
             run=run,
             contract=contract,
             record=self.record,
             events=lambda: self.log.events,
             scale=self.scale,
+            counters=counters,
         )
         self.turns = AgentTurns(
             run=run,
@@ -69,6 +72,7 @@ class RunSession:
             record=self.record,
             speaker=self.speaker,
             tools=self.tools,
+            counters=counters,
         )
         self._changed = asyncio.Condition()
         self._busy = 0

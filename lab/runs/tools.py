@@ -27,6 +27,7 @@ from lab.events.types import (
     ProposalMade,
     ReconcileTrigger,
 )
+from lab.runs.counters import RunCounters
 from lab.runs.reconciliation import settle
 from lab.scenarios.contracts import Contract, Fault
 from lab.tools.adapters import ADAPTERS, CommitRejected, CommitResult, ToolAdapter
@@ -50,6 +51,7 @@ class ToolCalls:
         record: Record,
         events: Callable[[], list[Event]],
         scale: float,
+        counters: RunCounters,
     ) -> None:
         self.run = run
         self.record = record
@@ -63,7 +65,7 @@ class ToolCalls:
         self.background: set[asyncio.Task[Any]] = set()
         self._open: dict[str, tuple[CommitStarted, asyncio.Task[Any]]] = {}
         self._settling: dict[str, asyncio.Task[None]] = {}
-        self._counters: dict[str, int] = {}
+        self.counters = counters
 
     async def load(self) -> None:
         """Load each offered tool's sandbox rows for this run."""
@@ -73,10 +75,6 @@ class ToolCalls:
     def cancel(self) -> None:
         for task in self.background:
             task.cancel()
-
-    def _next(self, counter: str) -> int:
-        self._counters[counter] = self._counters.get(counter, 0) + 1
-        return self._counters[counter]
 
     async def lookup(self, step: Lookup, *, attempt: int, authorized_by: str | None) -> None:
         attempt_id = f"lk-{step.revision}-{attempt}"
@@ -90,7 +88,7 @@ class ToolCalls:
                 authorized_by=authorized_by,
             )
         )
-        fault = self.faults.get(("lookup", self._next("lookup")))
+        fault = self.faults.get(("lookup", self.counters.next("lookup")))
         adapter = self.adapters.get(step.action)
         if adapter is None or (fault is not None and fault.kind == "error"):
             reason = "injected error" if adapter else f"this scenario has no {step.action} tool"
@@ -113,7 +111,7 @@ class ToolCalls:
     async def commit(
         self, proposal: ProposalMade, *, confirmation_event_id: str, authorization: Authorization
     ) -> None:
-        number = self._next("commit")
+        number = self.counters.next("commit")
         attempt_id = f"cm-{number}"
         started = CommitStarted(
             attempt_id=attempt_id,

@@ -25,6 +25,7 @@ from lab.events.types import (
     ProposalMade,
 )
 from lab.policy.gate import GateState
+from lab.runs.counters import RunCounters
 from lab.runs.retrieval import tenant_retriever
 from lab.runs.speaker import Speaker
 from lab.runs.tools import ToolCalls
@@ -51,6 +52,7 @@ class AgentTurns:
         record: Record,
         speaker: Speaker,
         tools: ToolCalls,
+        counters: RunCounters,
     ) -> None:
         self.run = run
         self.guarded = run.mode == Mode.GUARDED
@@ -63,11 +65,7 @@ class AgentTurns:
             self.agent.observe(event)
         self.steps: deque[Step] = deque()
         self.lock = asyncio.Lock()
-        self._counters: dict[str, int] = {}
-
-    def _next(self, counter: str) -> int:
-        self._counters[counter] = self._counters.get(counter, 0) + 1
-        return self._counters[counter]
+        self.counters = counters
 
     async def react(self, event: Event) -> None:
         """Let the gate and then the agent react to one recorded event."""
@@ -120,7 +118,7 @@ class AgentTurns:
         previous = self.agent.revision or None
         await self.record(
             IntentRevised(
-                revision=self._next("revision"),
+                revision=self.counters.next("revision"),
                 action=step.action,
                 args=step.args,
                 heard=step.heard,
@@ -130,7 +128,7 @@ class AgentTurns:
         )
 
     async def _lookup(self, step: Lookup) -> None:
-        attempt = self._next(f"lookup-{step.revision}")
+        attempt = self.counters.next(f"lookup-{step.revision}")
         decision = await self._decide(
             GateRequest(
                 operation=Operation.LOOKUP,
@@ -159,7 +157,7 @@ class AgentTurns:
             return
         await self.record(
             ProposalMade(
-                proposal_id=f"p-{self._next('proposal')}",
+                proposal_id=f"p-{self.counters.next('proposal')}",
                 revision=step.revision,
                 action=step.action,
                 args=step.args,
