@@ -18,4 +18,4 @@ ENV PATH=/venv/bin:$PATH LAB_STATE_DIR=/home/lab/state
 USER lab
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/')"
-CMD ["sh", "-c", "python manage.py migrate --noinput && daphne -b 0.0.0.0 -p 8000 lab.asgi:application"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py reconcileruns && daphne -b 0.0.0.0 -p 8000 lab.asgi:application"]

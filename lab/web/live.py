@@ -223,8 +223,11 @@ class LiveRun:
             return
         self.disposed = True
         stopping = [self._cancel(task) for task in (self._keeper, self._grace, *self.tasks)]
+        if not self.session.ended:
+            # The run goes on elsewhere: its quiet timer and tool watchers stop here.
+            self.session.close()
         if self.voice is not None:
-            self.voice.close()
+            await self.voice.aclose()
         if self.registry.runs.get(self.run_id) is self:
             del self.registry.runs[self.run_id]
         self.vacated.set()

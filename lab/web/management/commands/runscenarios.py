@@ -42,7 +42,8 @@ async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
         f"/ws/runs/{run.id}/",
         headers=[(b"origin", b"http://127.0.0.1"), session_cookie(session)],
     )
-    connected, _ = await communicator.connect()
+    # Generous: many headless runs connecting at once queue behind each other's set-up.
+    connected, _ = await communicator.connect(timeout=60)
     if not connected:
         raise CommandError(f"the run {run.id} refused the connection")
     try:
