@@ -17,6 +17,7 @@ from lab.events.types import (
     AgentUtterance,
     CallerUnderstood,
     CallerUtterance,
+    CitationBlocked,
     CommitFailed,
     CommitReconciled,
     CommitStarted,
@@ -32,17 +33,34 @@ from lab.events.types import (
     LookupSucceeded,
     ProposalExpired,
     ProposalMade,
+    RetrievalDone,
     RunEnded,
     RunStarted,
     SpeechEnded,
     SpeechStarted,
     Transcribed,
+    TurnGraded,
+    TurnGrounding,
     TurnLatency,
 )
 from lab.runs.ending import QUIET_END_S
 from lab.scenarios.contracts import Contract
+from lab.web.grade_views import VERDICT_LABELS, ChunkView
 
 TEMPLATE = "web/run.html"
+
+
+@dataclass(frozen=True)
+class TurnAudit:
+    """An agent turn's grade and grounding audit as the panel shows them, each once recorded."""
+
+    graded: TurnGraded | None
+    grounding: TurnGrounding | None
+    chunks: list[ChunkView]
+
+    @property
+    def verdict_label(self) -> str | None:
+        return VERDICT_LABELS[self.graded.grade.verdict] if self.graded else None
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,7 @@ class TranscriptItem:
     text: str
     heard_text: str | None
     note: str
+    audit: TurnAudit | None = None
 
     @property
     def unheard_text(self) -> str:
@@ -137,7 +156,38 @@ def summarize(event: Event) -> str:
             return f"browser played {p.played_ms} of {p.total_ms} ms of {p.utterance_event_id}"
         case TurnLatency() as p:
             return f"turn latency {p.total_ms} ms (end of speech to first agent audio)"
+        case RetrievalDone() as p:
+            return f"retrieved {len(p.chunks)} chunk(s) by {p.retriever} for {p.query!r}"
+        case CitationBlocked() as p:
+            return f"answer blocked ({p.reason_kind}): {p.reason}"
+        case TurnGraded() as p:
+            return f"{p.utterance_event_id} graded {p.grade.verdict}: {p.grade.rationale}"
+        case TurnGrounding() as p:
+            return f"{p.utterance_event_id} grounding {p.audit.verdict}"
     return event.type
+
+
+def turn_audit(utterance: Event, events: list[Event]) -> TurnAudit | None:
+    """The grade and grounding events recorded for an utterance; None before either arrives."""
+    graded = grounding = None
+    retrieval: RetrievalDone | None = None
+    retrieval_id = getattr(utterance.payload, "retrieval_event_id", None)
+    for event in events:
+        match event.payload:
+            case TurnGraded(utterance_event_id=utterance.id) as p:
+                graded = p
+            case TurnGrounding(utterance_event_id=utterance.id) as p:
+                grounding = p
+            case RetrievalDone() as p if event.id == retrieval_id:
+                retrieval = p
+    if graded is None and grounding is None:
+        return None
+    cited = set(grounding.audit.cited) if grounding else set()
+    chunks = [
+        ChunkView(number, chunk, chunk.id in cited)
+        for number, chunk in enumerate(retrieval.chunks if retrieval else (), start=1)
+    ]
+    return TurnAudit(graded, grounding, chunks)
 
 
 def transcript_item(event: Event, events: list[Event]) -> TranscriptItem | None:
@@ -154,7 +204,10 @@ def transcript_item(event: Event, events: list[Event]) -> TranscriptItem | None:
                 ),
                 None,
             )
-            return TranscriptItem(event.id, "agent", text, cut.heard_text if cut else None, purpose)
+            heard = cut.heard_text if cut else None
+            return TranscriptItem(
+                event.id, "agent", text, heard, purpose, turn_audit(event, events)
+            )
     return None
 
 
@@ -198,6 +251,14 @@ def decision_item(event: Event) -> DecisionItem | None:
             return DecisionItem(event.id, "allow", title, summarize(event), [])
         case CommitUncertain():
             return DecisionItem(event.id, "info", "Commit outcome uncertain", summarize(event), [])
+        case CitationBlocked() as p:
+            return DecisionItem(
+                event.id,
+                "block",
+                f"Answer blocked: {p.reason_kind}",
+                f"{p.reason}. Not spoken: {p.blocked_text!r}; said instead: {p.fallback!r}",
+                [p.retrieval_event_id],
+            )
         case CommitReconciled() as p:
             tone, title = (
                 ("allow", "Reconciled: executed")
@@ -254,9 +315,11 @@ def event_fragments(contract: Contract, events: list[Event], event: Event) -> st
     parts = [_partial("event_append", {"event": event, "summary": summarize(event)})]
     if (item := transcript_item(event, events)) is not None:
         parts.append(_partial("transcript_append", {"item": item}))
-    if isinstance(event.payload, AgentInterrupted):
-        original = next(e for e in events if e.id == event.payload.utterance_event_id)
-        if (item := transcript_item(original, events)) is not None:
+    if isinstance(event.payload, AgentInterrupted | TurnGraded | TurnGrounding):
+        # The utterance it changes is drawn again; an imported log may name one it lacks.
+        target = event.payload.utterance_event_id
+        original = next((e for e in events if e.id == target), None)
+        if original is not None and (item := transcript_item(original, events)) is not None:
             parts.append(_partial("transcript_replace", {"item": item}))
     if (decision := decision_item(event)) is not None:
         parts.append(_partial("decision_append", {"decision": decision}))

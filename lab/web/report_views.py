@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from lab.evaluation.evaluator import evaluate
 from lab.events.models import Run
-from lab.events.types import AgentInterrupted, Event
+from lab.events.types import Event
 from lab.reports.export import report_bytes
 from lab.reports.keys import lab_public_key
 from lab.reports.models import ImportedReport, TrustedKey
@@ -40,7 +40,7 @@ from lab.reports.worker import VerifierBusy, off_loop
 from lab.scenarios.catalog import UnknownScenario
 from lab.scenarios.contracts import Contract
 from lab.web.access import owner_token_of, run_for_request
-from lab.web.panel import TEMPLATE, decision_item, panel_context, summarize, transcript_item
+from lab.web.panel import TEMPLATE, event_fragments, panel_context
 
 # Stepping re-evaluates every prefix of the log; beyond this the replay shows the end state only.
 REPLAY_MAX_EVENTS = 500
@@ -210,34 +210,16 @@ async def report_page(request: HttpRequest, report_id: str) -> HttpResponse:
     )
 
 
-def _partial(name: str, context: dict) -> str:
-    return render_to_string(f"{TEMPLATE}#{name}", context)
-
-
 def _replay_steps(contract: Contract, events: list[Event]) -> list[SafeString]:
     """Per event, the fragments it adds to the panel, as the live consumer sends them."""
-    steps = [
-        mark_safe(_partial("verdict_oob", {"evaluation": evaluate(contract, []), "ended": False}))
+    empty = render_to_string(
+        f"{TEMPLATE}#verdict_oob", {"evaluation": evaluate(contract, []), "ended": False}
+    )
+    # Each step is rendered (escaped) templates; joining them must not escape them again.
+    return [mark_safe(empty)] + [
+        mark_safe(event_fragments(contract, events[: index + 1], event))
+        for index, event in enumerate(events)
     ]
-    for index, event in enumerate(events):
-        seen = events[: index + 1]
-        parts = [_partial("event_append", {"event": event, "summary": summarize(event)})]
-        if (item := transcript_item(event, seen)) is not None:
-            parts.append(_partial("transcript_append", {"item": item}))
-        if isinstance(event.payload, AgentInterrupted):
-            # An imported log may name an utterance it lacks, where the panel's own lookup raises.
-            cut = next((e for e in seen if e.id == event.payload.utterance_event_id), None)
-            if cut is not None and (item := transcript_item(cut, seen)) is not None:
-                parts.append(_partial("transcript_replace", {"item": item}))
-        if (decision := decision_item(event)) is not None:
-            parts.append(_partial("decision_append", {"decision": decision}))
-        ended = event.type == "run.ended"
-        parts.append(
-            _partial("verdict_oob", {"evaluation": evaluate(contract, seen), "ended": ended})
-        )
-        # Each part is a rendered (escaped) template; joining them must not escape them again.
-        steps.append(mark_safe("".join(parts)))
-    return steps
 
 
 def _replay(
