@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint install db browser bench clean
+.PHONY: run test lint typecheck install db browser bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -36,11 +36,14 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: db browser lint
+typecheck: install
+	$(BIN)/mypy
+
+test: db browser lint typecheck
 	$(BIN)/python -m pytest
 
 bench: install
 	for b in gate evaluator asr voice reports; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

@@ -34,7 +34,15 @@ from django.core.management import call_command  # noqa: E402
 from lab.evaluation.evaluator import evaluate  # noqa: E402
 from lab.events import store  # noqa: E402
 from lab.events.models import Run  # noqa: E402
-from lab.events.types import Channel, Event, Mode  # noqa: E402
+from lab.events.types import (  # noqa: E402
+    Channel,
+    CommitFailed,
+    CommitReconciled,
+    CommitStarted,
+    CommitSucceeded,
+    Event,
+    Mode,
+)
 from lab.runs.services import run_start  # noqa: E402
 from lab.scenarios.catalog import contract_get  # noqa: E402
 from lab.tools.models import ToolExecution  # noqa: E402
@@ -42,7 +50,7 @@ from lab.web.management.commands.runscenarios import play_headless  # noqa: E402
 
 SCENARIO = "double_confirmation"
 STAGGER_S = 0.02
-OUTCOMES = ("tool.commit.succeeded", "tool.commit.failed", "tool.commit.reconciled")
+OUTCOMES = (CommitSucceeded, CommitFailed, CommitReconciled)
 
 
 async def staggered(run: Run, delay_s: float) -> None:
@@ -57,11 +65,11 @@ def pct(values: list[float], q: float) -> float:
 
 
 def commit_latencies_ms(events: list[Event]) -> list[float]:
-    started = {e.payload.attempt_id: e.at for e in events if e.type == "tool.commit.started"}
+    started = {e.payload.attempt_id: e.at for e in events if isinstance(e.payload, CommitStarted)}
     return [
         (e.at - started[e.payload.attempt_id]).total_seconds() * 1000
         for e in events
-        if e.type in OUTCOMES and e.payload.attempt_id in started
+        if isinstance(e.payload, OUTCOMES) and e.payload.attempt_id in started
     ]
 
 
@@ -73,10 +81,12 @@ def contradictions(run: Run, events: list[Event]) -> int:
     named = {
         e.payload.receipt.receipt_id
         for e in events
-        if e.type in ("tool.commit.succeeded", "tool.commit.reconciled") and e.payload.receipt
+        if isinstance(e.payload, CommitSucceeded | CommitReconciled) and e.payload.receipt
     }
     told_failed = sum(
-        1 for e in events if e.type == "tool.commit.failed" and e.payload.failure_kind == "timeout"
+        1
+        for e in events
+        if isinstance(e.payload, CommitFailed) and e.payload.failure_kind == "timeout"
     )
     return len(held - named) + (told_failed if held else 0)
 

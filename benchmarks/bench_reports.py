@@ -8,6 +8,7 @@ lifted; everything else is the import path itself.
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import platform
@@ -117,17 +118,19 @@ def main() -> None:
 
         export_s, raw = _best(export)
         verify_s, verification = _best(
-            lambda raw=raw: verify_report(
-                raw, contracts=contracts, lab_key=key.public_key(), max_bytes=None
+            functools.partial(
+                verify_report, raw, contracts=contracts, lab_key=key.public_key(), max_bytes=None
             )
         )
         # The stages as verify_report runs them: with the cyclic collector paused.
         gc.disable()
-        parse_s, parsed = _best(lambda raw=raw: report_parse(raw, max_bytes=None))
+        parse_s, parsed = _best(functools.partial(report_parse, raw, max_bytes=None))
         assert isinstance(parsed, Parsed)
-        chain_s, _ = _best(
-            lambda parsed=parsed: check_integrity(parsed, body_digest(parsed.document))
-        )
+
+        def chain(parsed: Parsed = parsed) -> object:
+            return check_integrity(parsed, body_digest(parsed.document))
+
+        chain_s, _ = _best(chain)
         gc.enable()
         result = (
             f"{'consistent' if verification.consistent else 'INCONSISTENT'}, "

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import platform
 import resource
 import statistics
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 _STATE = tempfile.mkdtemp(prefix="bench-voice-")
@@ -53,7 +54,7 @@ def _timed_transcribe(pcm: bytes) -> asr.Transcript:
 asr.transcribe = _timed_transcribe
 
 
-def pct(values: list[float], q: float) -> float:
+def pct(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
@@ -80,7 +81,7 @@ def configured(**overrides: object) -> Iterator[None]:
 
 
 def summarize(label: str, turns: list[TurnLatency]) -> str:
-    def cell(values: list[int]) -> str:
+    def cell(values: Sequence[int]) -> str:
         return f"{statistics.median(values):.0f} / {pct(values, 0.95):.0f}"
 
     return (
@@ -111,7 +112,7 @@ async def compare_levers(scenarios: list[str]) -> None:
             turns = [t for s in scenarios for t in await play(s)]
         print(summarize(label, turns))
     cached = voice.sentence_pcm
-    voice.sentence_pcm = tts.synthesize
+    voice.sentence_pcm = functools.lru_cache(maxsize=0)(tts.synthesize)
     try:
         turns = [t for s in scenarios for t in await play(s)]
         print(summarize("defaults without the phrase cache", turns))
