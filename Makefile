@@ -43,7 +43,7 @@ test: db browser lint typecheck
 	$(BIN)/python -m pytest
 
 bench: install
-	for b in gate evaluator asr voice reports; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
+	for b in gate evaluator asr voice reports grader understanding commit_load; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache
