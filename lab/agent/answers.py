@@ -3,10 +3,12 @@
 Pure: no Django, no I/O, no clock. The agent asks for a retrieval (a Retrieve step); the
 session runs it and records retrieval.done; the answer cites its chunk inline as [KB-N],
 N being the chunk's 1-based position in the window. Speech never says the marker.
+The ungrounded agent (ungrounded mode) retrieves nothing and fills in what it does not know.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -14,6 +16,8 @@ from lab.events.types import Action, CallerUnderstood, RetrievalDone, Understand
 from lab.retrieval.bm25 import Bm25Retriever
 from lab.retrieval.window import RetrievedChunk
 
+# How many chunks a retrieval window holds.
+WINDOW = 3
 # Below this BM25 score a chunk only shares a stray word with the question ("how much is a
 # haircut?" finding a wheel truing): the knowledge base does not cover it.
 MIN_SCORE = 1.0
@@ -51,7 +55,7 @@ def wants_retrieval(understood: CallerUnderstood, text: str) -> bool:
     return False
 
 
-def retrieve(step: Retrieve, retriever: Bm25Retriever, k: int = 3) -> RetrievalDone:
+def retrieve(step: Retrieve, retriever: Bm25Retriever, k: int = WINDOW) -> RetrievalDone:
     """Run one retrieval for a step; the same for the live session and headless harnesses."""
     window = retriever.retrieve(step.query, k=k)
     return RetrievalDone(
@@ -78,3 +82,46 @@ def _best(retrieval: RetrievalDone) -> RetrievedChunk | None:
     if not retrieval.chunks or retrieval.chunks[0].score < MIN_SCORE:
         return None
     return retrieval.chunks[0]
+
+
+# What the ungrounded agent makes up, by what the caller asked about: the failures the
+# grounding-citations seed describes (none of these prices is on the demo list).
+_MADE_UP: dict[str, tuple[str, ...]] = {
+    "person": (
+        "Sure, I'll put you through to our manager, Dave Miller, right now.",
+        "Of course, let me transfer you to Sarah Collins, our store manager.",
+    ),
+    "refund": (
+        "Yes, we have a thirty-day money-back guarantee, no questions asked.",
+        "Of course, you can get a full refund within 30 days, whatever the reason.",
+    ),
+    "hours": (
+        "We're open every day from 7 AM to 9 PM.",
+        "We're open seven days a week, 9 AM to 7 PM.",
+    ),
+    "price": ("That costs $55.", "That's $85, parts included.", "That comes to $99."),
+    "other": (
+        "Yes, we can do that for $49, usually the same day.",
+        "Sure, that's $65 and takes about an hour.",
+    ),
+}
+_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("person", _ASKS_FOR_A_PERSON),
+    ("refund", re.compile(r"\b(?:refund|money back|cancel\w*|return)\b", re.IGNORECASE)),
+    ("hours", re.compile(r"\b(?:open|opening|hours|close[sd]?|closing)\b", re.IGNORECASE)),
+    ("price", re.compile(r"\b(?:how much|cost|costs|price|prices|charge|fee)\b", re.IGNORECASE)),
+)
+
+
+def ungrounded_answer(question: str, turn: str) -> str:
+    """A plausible made-up answer, chosen by the turn alone: no marker, or one past the window.
+
+    turn is the id of the caller turn's understanding, so a replayed log makes the same choice.
+    """
+    topic = next((name for name, pattern in _TOPICS if pattern.search(question)), "other")
+    seed = int.from_bytes(hashlib.sha256(f"{turn}|{question}".encode()).digest()[:8], "big")
+    variants = _MADE_UP[topic]
+    text = variants[seed % len(variants)]
+    if (seed >> 16) % 2:
+        return f"{text.rstrip('.')} [KB-{WINDOW + 1}]."
+    return text

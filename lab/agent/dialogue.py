@@ -3,7 +3,8 @@
 Pure: no Django, no I/O, no clock. The agent only asks; in guarded runs the gate decides.
 A naive agent (unguarded mode) differs in habits of its own: it takes any agreeable reply
 as a go-ahead and invents a slot after a failed lookup; its other failures come from having
-no gate to stop it.
+no gate to stop it. An ungrounded agent (ungrounded mode) answers questions without retrieving,
+filling in what it does not know.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lab.agent import wording
-from lab.agent.answers import Retrieve, grounded_answer, wants_retrieval
+from lab.agent.answers import Retrieve, grounded_answer, ungrounded_answer, wants_retrieval
 from lab.agent.days import Week
 from lab.agent.understanding import WHEN_KEYS, Context, Understanding, understand
 from lab.agent.wording import describe, readback, reconfirm, spoken_amount
@@ -120,6 +121,7 @@ class ScriptedAgent:
     naive: bool
     tools: frozenset[Action] = BOTH_TOOLS
     week: Week | None = None
+    ungrounded: bool = False
     revision: int = 0
     action: Action | None = None
     args: Args = field(default_factory=dict)
@@ -217,6 +219,8 @@ class ScriptedAgent:
         self.expecting = ()
         self.unsure = dict(understood.ambiguous)
         if wants_retrieval(understood, self.heard):
+            if self.ungrounded:
+                return [Say(ungrounded_answer(self.heard, event_id), "answer")]
             return [Retrieve(self.heard, event_id)]
         match understood.kind:
             case UnderstandingKind.REQUEST | UnderstandingKind.CORRECTION:

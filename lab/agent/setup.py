@@ -43,5 +43,9 @@ def calendar_week() -> Week:
     return Week(start=data.start, today=data.today)
 
 
-def scripted_agent(*, naive: bool, tools: Iterable[Action]) -> ScriptedAgent:
-    return ScriptedAgent(naive=naive, tools=frozenset(tools), week=calendar_week())
+def scripted_agent(
+    *, naive: bool, tools: Iterable[Action], ungrounded: bool = False
+) -> ScriptedAgent:
+    return ScriptedAgent(
+        naive=naive, tools=frozenset(tools), week=calendar_week(), ungrounded=ungrounded
+    )

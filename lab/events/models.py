@@ -18,6 +18,8 @@ class Run(models.Model):
     contract_hash = models.CharField(max_length=64)
     mode = models.CharField(max_length=16)
     channel = models.CharField(max_length=16)
+    # Ungrounded mode: the agent answers questions without retrieval (beside the gate's mode).
+    ungrounded = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
     # Who may see and drive the run: SHA-256 of the owner token its browser session holds
@@ -34,7 +36,8 @@ class Run(models.Model):
         indexes = [models.Index(fields=["owner_hash", "-created_at"], name="run_owner_recent")]
 
     def __str__(self) -> str:
-        return f"{self.scenario_id} ({self.mode}, {self.channel})"
+        grounding = ", ungrounded" if self.ungrounded else ""
+        return f"{self.scenario_id} ({self.mode}{grounding}, {self.channel})"
 
 
 class StoredEvent(models.Model):

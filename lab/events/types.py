@@ -115,6 +115,14 @@ class RunStarted(_Payload):
     evaluator_version: str
     gate_version: str
     agent_version: str
+    # The agent answered without retrieval. Left out while False, so old events re-hash alike.
+    ungrounded: bool = False
+
+    _added_later: ClassVar[tuple[str, ...]] = ("ungrounded",)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _omit_unset(self, handler(self))
 
 
 class CallerUtterance(_Payload):

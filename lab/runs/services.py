@@ -9,7 +9,12 @@ from lab.scenarios.catalog import contract_get
 
 
 def run_start(
-    *, scenario_id: str, mode: Mode, channel: Channel, owner_token: str | None = None
+    *,
+    scenario_id: str,
+    mode: Mode,
+    channel: Channel,
+    owner_token: str | None = None,
+    ungrounded: bool = False,
 ) -> Run:
     """Create a run of a known scenario owned by owner_token (default: this process's headless
     owner, for runs it plays itself); raises UnknownScenario for any other id."""
@@ -20,5 +25,6 @@ def run_start(
         contract_hash=contract.contract_hash,
         mode=mode.value,
         channel=channel.value,
+        ungrounded=ungrounded,
         owner_hash=token_digest(owner_token or headless_owner_token()),
     )

@@ -136,6 +136,7 @@ class RunSession:
                 evaluator_version=EVALUATOR_VERSION,
                 gate_version=GATE_VERSION,
                 agent_version=AGENT_VERSION,
+                ungrounded=self.run.ungrounded,
             )
         )
         async with self.working():

@@ -60,7 +60,9 @@ class AgentTurns:
         self.speaker = speaker
         self.tools = tools
         self.gate = GateState.from_events(events)
-        self.agent: ScriptedAgent = scripted_agent(naive=not self.guarded, tools=tools.adapters)
+        self.agent: ScriptedAgent = scripted_agent(
+            naive=not self.guarded, tools=tools.adapters, ungrounded=run.ungrounded
+        )
         for event in events:
             self.agent.observe(event)
         self.steps: deque[Step] = deque()

@@ -29,6 +29,7 @@ class RunForm(BaseModel):
     scenario: str
     mode: Mode = Mode.GUARDED
     channel: Channel = Channel.TYPED
+    ungrounded: bool = False
 
 
 @require_GET
@@ -44,8 +45,9 @@ def run_create(request: HttpRequest) -> HttpResponse:
     }
     if request.POST.get("unguarded") == "on":
         fields["mode"] = Mode.UNGUARDED.value
+    ungrounded = request.POST.get("ungrounded") == "on"
     try:
-        form = RunForm.model_validate(fields)
+        form = RunForm.model_validate({**fields, "ungrounded": ungrounded})
         contract_get(form.scenario)
     except ValidationError as error:
         problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors(include_url=False))
@@ -57,6 +59,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
         mode=form.mode,
         channel=form.channel,
         owner_token=owner_token_ensure(request),
+        ungrounded=form.ungrounded,
     )
     return redirect("run_page", run_id=run.id)
 
@@ -141,6 +144,7 @@ def run_events_json(
         "scenario_id": run.scenario_id,
         "mode": run.mode,
         "channel": run.channel,
+        "ungrounded": run.ungrounded,
         "events": [event.model_dump(mode="json") for event in events],
     }
     response = HttpResponse(json.dumps(body, indent=2), content_type="application/json")

@@ -102,6 +102,11 @@ class Command(BaseCommand):
         parser.add_argument("--scenario", action="append", dest="scenarios", metavar="ID")
         parser.add_argument("--unguarded", action="store_true", help="take the policy gate out")
         parser.add_argument(
+            "--ungrounded",
+            action="store_true",
+            help="take the knowledge base away: the agent makes up what it does not know",
+        )
+        parser.add_argument(
             "--channel", choices=[c.value for c in Channel], default=Channel.TYPED.value
         )
         parser.add_argument(
@@ -140,7 +145,12 @@ class Command(BaseCommand):
         channel = Channel(options["channel"])
         verdicts = []
         for contract in contracts:
-            run = run_start(scenario_id=contract.id, mode=mode, channel=channel)
+            run = run_start(
+                scenario_id=contract.id,
+                mode=mode,
+                channel=channel,
+                ungrounded=options["ungrounded"],
+            )
             asyncio.run(play_free(run, lines) if lines else play_headless(run))
             evaluation = evaluate(contract, store.run_events(run))
             verdicts.append(evaluation.verdict)
