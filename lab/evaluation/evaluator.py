@@ -16,6 +16,12 @@ from lab.evaluation.assertions.confirmation import (
     positive_talk_not_confirmation,
 )
 from lab.evaluation.assertions.execution import single_execution
+from lab.evaluation.assertions.grounding import (
+    grounded_answers_cite,
+    no_orphan_citation,
+    no_unsupported_claim_spoken,
+    uncovered_question_declined,
+)
 from lab.evaluation.assertions.interruption import interruption_expires_proposal
 from lab.evaluation.assertions.lookups import (
     lookup_failure_recorded,
@@ -54,6 +60,10 @@ _CHECKS: dict[AssertionKind, Callable[[LogIndex], Finding]] = {
     AssertionKind.NO_INVENTED_RESULT: no_invented_result,
     AssertionKind.INTERRUPTION_EXPIRES_PROPOSAL: interruption_expires_proposal,
     AssertionKind.SINGLE_EXECUTION: single_execution,
+    AssertionKind.NO_UNSUPPORTED_CLAIM_SPOKEN: no_unsupported_claim_spoken,
+    AssertionKind.GROUNDED_ANSWERS_CITE: grounded_answers_cite,
+    AssertionKind.NO_ORPHAN_CITATION: no_orphan_citation,
+    AssertionKind.UNCOVERED_QUESTION_DECLINED: uncovered_question_declined,
 }
 
 

@@ -16,6 +16,7 @@ from lab.events.types import (
     AgentUtterance,
     Args,
     CallerUnderstood,
+    CitationBlocked,
     CommitFailed,
     CommitReconciled,
     CommitStarted,
@@ -31,7 +32,10 @@ from lab.events.types import (
     ProposalExpired,
     ProposalMade,
     Receipt,
+    RetrievalDone,
     RunEnded,
+    TurnGraded,
+    TurnGrounding,
     UnderstandingKind,
 )
 
@@ -140,6 +144,47 @@ class Interruption(NamedTuple):
     utterance_event_id: str
 
 
+class Said(NamedTuple):
+    seq: int
+    id: str
+    purpose: str
+    retrieval_event_id: str | None
+
+
+class Retrieved(NamedTuple):
+    seq: int
+    id: str
+    query: str
+    confidence: float
+
+
+class Graded(NamedTuple):
+    seq: int
+    id: str
+    utterance_event_id: str
+    verdict: str
+    claim: str | None
+    rationale: str
+
+
+class Grounded(NamedTuple):
+    seq: int
+    id: str
+    utterance_event_id: str
+    verdict: str
+    orphans: tuple[int, ...]
+    retrieved: int
+
+
+class Blocked(NamedTuple):
+    """An answer require_citation stopped before it was spoken."""
+
+    seq: int
+    id: str
+    retrieval_event_id: str
+    reason_kind: str
+
+
 class End(NamedTuple):
     seq: int
     id: str
@@ -218,6 +263,13 @@ class LogIndex:
         self.lookup_failure_by_attempt: dict[str, LookupFailure] = {}
         self.readbacks: dict[str, Readback] = {}
         self.interruptions: list[Interruption] = []
+        self.said: dict[str, Said] = {}
+        self.retrievals: list[Retrieved] = []
+        self.grades: list[Graded] = []
+        self.grade_by_utterance: dict[str, Graded] = {}
+        self.groundings: list[Grounded] = []
+        self.grounding_by_utterance: dict[str, Grounded] = {}
+        self.citation_blocks: dict[str, Blocked] = {}
         self.ended: End | None = None
 
         # One dict lookup per event on its exact payload class; most of a voice log (audio,
@@ -237,6 +289,10 @@ class LogIndex:
             CommitFailed: self._commit_failed,
             CommitReconciled: self._commit_reconciled,
             AgentInterrupted: self._agent_interrupted,
+            RetrievalDone: self._retrieval_done,
+            TurnGraded: self._turn_graded,
+            TurnGrounding: self._turn_grounding,
+            CitationBlocked: self._citation_blocked,
             RunEnded: self._run_ended,
         }
         for event in events:
@@ -273,6 +329,8 @@ class LogIndex:
             self.positives.append(understanding)
 
     def _agent_utterance(self, seq: int, event_id: str, payload: AgentUtterance) -> None:
+        said = Said(seq, event_id, payload.purpose, payload.retrieval_event_id)
+        self.said.setdefault(event_id, said)
         if payload.purpose == "readback" and payload.proposal_id is not None:
             self.readbacks.setdefault(event_id, Readback(seq, event_id, payload.proposal_id))
 
@@ -351,6 +409,34 @@ class LogIndex:
 
     def _agent_interrupted(self, seq: int, event_id: str, payload: AgentInterrupted) -> None:
         self.interruptions.append(Interruption(seq, event_id, payload.utterance_event_id))
+
+    def _retrieval_done(self, seq: int, event_id: str, payload: RetrievalDone) -> None:
+        self.retrievals.append(Retrieved(seq, event_id, payload.query, payload.confidence))
+
+    def _turn_graded(self, seq: int, event_id: str, payload: TurnGraded) -> None:
+        grade = payload.grade
+        graded = Graded(
+            seq, event_id, payload.utterance_event_id, grade.verdict, grade.claim, grade.rationale
+        )
+        self.grades.append(graded)
+        self.grade_by_utterance.setdefault(graded.utterance_event_id, graded)
+
+    def _turn_grounding(self, seq: int, event_id: str, payload: TurnGrounding) -> None:
+        found = payload.audit
+        grounded = Grounded(
+            seq,
+            event_id,
+            payload.utterance_event_id,
+            found.verdict,
+            found.orphans,
+            len(found.retrieved),
+        )
+        self.groundings.append(grounded)
+        self.grounding_by_utterance.setdefault(grounded.utterance_event_id, grounded)
+
+    def _citation_blocked(self, seq: int, event_id: str, payload: CitationBlocked) -> None:
+        blocked = Blocked(seq, event_id, payload.retrieval_event_id, payload.reason_kind)
+        self.citation_blocks.setdefault(blocked.retrieval_event_id, blocked)
 
     def _run_ended(self, seq: int, event_id: str, payload: RunEnded) -> None:
         if self.ended is None:

@@ -31,6 +31,10 @@ class AssertionKind(StrEnum):
     NO_INVENTED_RESULT = "no_invented_result"
     INTERRUPTION_EXPIRES_PROPOSAL = "interruption_expires_proposal"
     SINGLE_EXECUTION = "single_execution"
+    NO_UNSUPPORTED_CLAIM_SPOKEN = "no_unsupported_claim_spoken"
+    GROUNDED_ANSWERS_CITE = "grounded_answers_cite"
+    NO_ORPHAN_CITATION = "no_orphan_citation"
+    UNCOVERED_QUESTION_DECLINED = "uncovered_question_declined"
 
 
 class _Strict(BaseModel):
