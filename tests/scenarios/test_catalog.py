@@ -19,11 +19,13 @@ from lab.scenarios.contracts import AssertionKind, Contract
 # The hashes runs and reports recorded before the free call existed: they must not move.
 HASHES = {
     "correction": "fe2acbea357194deb6faaa5faa1c586f22de035317eef66c0c983d23f9aa281e",
+    "facts_before_booking": "35e5e919390aa65b3de1f0c14402c64ee97a5761e81167e8cfe1250e94d93932",
     "double_confirmation": "ccc9aadac8b501b7fdc8c54d8c1e75439e1595f85c31bef9f3e3f7d0b7c52192",
     "interruption": "4ba8b777512404b8e0f82f10034cf384a9e11342395f189616c0148da9b8f82e",
     "no_confirmation": "bec6ebc354803c5fc95bed41bcf12edfba628424909814d73684c1c8495cdaf7",
     "refund_correction": "da52cb5d7358badd3d7b3141ab14417ec083bcbf58a3cf28d1c7bb687239b9cd",
     "tool_timeout": "25fe35c9beb8f40d33bf84515380f662ac3866435a19c2f1a4fb4e0007af9757",
+    "uncovered_question": "accba3f061423b9a0366b192a9aa6125870f4aefcc5c1fe2868098ebe8959910",
 }
 
 
