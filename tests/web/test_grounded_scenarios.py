@@ -8,6 +8,7 @@ from channels.db import database_sync_to_async
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import AssertionState, Verdict
 from lab.events import store
+from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.scenarios.catalog import contract_get
@@ -64,3 +65,17 @@ async def test_require_citation_blocks_the_honest_decline_and_the_fallback_is_sp
     _, events = await played("uncovered_question", ungrounded=False)
     blocked = [e for e in events if e.type == "citation.blocked"]
     assert len(blocked) == 1 and blocked[0].payload.reason_kind == "no_marker"
+
+
+@pytest.mark.django_db
+def test_the_ungrounded_switch_is_recorded_on_the_run_and_labelled_on_its_page(client):
+    assert 'name="ungrounded"' in client.get("/").content.decode()
+    client.post("/runs/", {"scenario": "facts_before_booking", "channel": "typed"})
+    client.post(
+        "/runs/", {"scenario": "facts_before_booking", "channel": "typed", "ungrounded": "on"}
+    )
+    plain, flagged = Run.objects.order_by("created_at")
+    assert (plain.ungrounded, flagged.ungrounded) == (False, True)
+    assert flagged.mode == "guarded"
+    assert "Ungrounded mode" in client.get(f"/runs/{flagged.id}/").content.decode()
+    assert "Ungrounded mode" not in client.get(f"/runs/{plain.id}/").content.decode()
