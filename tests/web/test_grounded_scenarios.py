@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async
+from django.core.management import call_command
 
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import AssertionState, Verdict
@@ -79,3 +80,13 @@ def test_the_ungrounded_switch_is_recorded_on_the_run_and_labelled_on_its_page(c
     assert flagged.mode == "guarded"
     assert "Ungrounded mode" in client.get(f"/runs/{flagged.id}/").content.decode()
     assert "Ungrounded mode" not in client.get(f"/runs/{plain.id}/").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runscenarios_ungrounded_fails_and_names_the_turns_on_stderr(capsys, fast_clock):
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("runscenarios", "--scenario", "uncovered_question", "--ungrounded")
+    assert exit_info.value.code == 1
+    out, err = capsys.readouterr()
+    assert out.strip() == "uncovered_question FAIL"
+    assert "nothing_unsupported by ev-" in err

@@ -155,6 +155,9 @@ class Command(BaseCommand):
             evaluation = evaluate(contract, store.run_events(run))
             verdicts.append(evaluation.verdict)
             self.stdout.write(f"{contract.id} {evaluation.verdict.value}")
+            if evaluation.verdict is not Verdict.PASS:
+                # Why, with the turns named, on stderr: stdout stays one "ID VERDICT" line each.
+                self.stderr.write(f"  {evaluation.reason}")
             if out is not None:
                 (out / f"{contract.id}.json").write_bytes(report_bytes(report_for_run(run)))
         if any(verdict is not Verdict.PASS for verdict in verdicts):
