@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lab.evaluation.evaluator import evaluate
 from lab.events.types import Event
+from lab.facts.schema import ConstraintList
 from lab.reports.canonical import body_digest
 from lab.reports.schema import SCHEMA_VERSION, Integrity, Report, Runtime
 from lab.reports.signing import digest_sign
@@ -30,8 +31,12 @@ def report_assemble(
     contract: Contract,
     events: Sequence[Event],
     key: Ed25519PrivateKey,
+    constraints: ConstraintList | None = None,
 ) -> Report:
-    """The signed report of a run: its evidence, the verdict evaluated now, digest and signature."""
+    """The signed report of a run: its evidence, the verdict evaluated now, digest and signature.
+
+    constraints is the list its turns were graded against, embedded for the importer's re-grade.
+    """
     draft = Report(
         schema_version=SCHEMA_VERSION,
         run_id=run_id,
@@ -42,6 +47,7 @@ def report_assemble(
         evaluation=evaluate(contract, events),
         events=list(events),
         tools=tool_identities(events),
+        constraints=constraints,
         integrity=Integrity(algorithm="sha256-rfc8785", body_digest=_UNSEALED),
     )
     return report_seal(draft, key=key)

@@ -24,6 +24,7 @@ class Check(StrEnum):
     INTEGRITY = "integrity"
     ORIGIN = "origin"
     REEVALUATION = "re-evaluation"
+    REGRADE = "re-grade"
 
 
 class Status(StrEnum):
@@ -84,6 +85,35 @@ class Difference:
     derived: str
 
 
+@dataclass(frozen=True, slots=True)
+class TurnRegrade:
+    """One agent turn's grade and grounding as the log states them and as derived now."""
+
+    utterance_event_id: str
+    text: str
+    stated_verdict: str | None  # None: the log holds no turn.graded for it
+    derived_verdict: str
+    stated_grounding: str | None
+    derived_grounding: str
+    differences: tuple[Difference, ...]
+
+    @property
+    def matches(self) -> bool:
+        return not self.differences
+
+
+@dataclass(frozen=True, slots=True)
+class Regrade:
+    """Every agent turn re-graded against the report's embedded constraint list."""
+
+    constraint_list_version: str
+    turns: tuple[TurnRegrade, ...]
+
+    @property
+    def mismatched(self) -> int:
+        return sum(not turn.matches for turn in self.turns)
+
+
 @dataclass(frozen=True)
 class Verification:
     checks: tuple[CheckResult, ...]
@@ -94,6 +124,7 @@ class Verification:
     derived: Evaluation | None = None
     differences: tuple[Difference, ...] = ()
     origin: Origin | None = None
+    regrade: Regrade | None = None
 
     @property
     def rejected(self) -> bool:

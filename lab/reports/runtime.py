@@ -6,13 +6,17 @@ import functools
 import os
 import platform
 import subprocess
+from importlib.metadata import version
 
 from django.conf import settings
 
 import lab
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events.types import Channel, Mode
-from lab.reports.schema import Runtime, SpeechModel, VadSettings
+from lab.facts.knowledge import build_knowledge_base
+from lab.facts.schema import ConstraintList
+from lab.reports.schema import FactsUsed, RetrievalComponent, Runtime, SpeechModel, VadSettings
+from lab.retrieval.bm25 import RETRIEVER
 
 
 @functools.cache
@@ -43,8 +47,22 @@ def _speech_models() -> tuple[SpeechModel, SpeechModel]:
     )
 
 
+def facts_used(constraints: ConstraintList) -> FactsUsed:
+    return FactsUsed(
+        tenant=constraints.tenant,
+        constraint_list_version=constraints.version,
+        constraint_list_digest=constraints.digest(),
+        knowledge_base_version=build_knowledge_base(constraints).version,
+    )
+
+
 def runtime_describe(
-    *, mode: Mode, channel: Channel, gate_version: str, agent_version: str
+    *,
+    mode: Mode,
+    channel: Channel,
+    gate_version: str,
+    agent_version: str,
+    constraints: ConstraintList,
 ) -> Runtime:
     """What runs now, with the gate and agent versions the run itself recorded."""
     asr_model, tts_voice = _speech_models()
@@ -64,4 +82,8 @@ def runtime_describe(
         evaluator_version=EVALUATOR_VERSION,
         channel=channel,
         mode=mode,
+        retrieval=RetrievalComponent(
+            name=RETRIEVER, library="rank-bm25", library_version=version("rank-bm25")
+        ),
+        facts=facts_used(constraints),
     )

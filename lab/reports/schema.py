@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, FailFast, Field
 
 from lab.evaluation.verdicts import Evaluation
 from lab.events.types import Action, Channel, Event, Mode, Receipt
+from lab.facts.schema import ConstraintList
 from lab.scenarios.contracts import Contract
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -34,8 +35,28 @@ class VadSettings(_Strict):
     end_silence_ms: int
 
 
+class RetrievalComponent(_Strict):
+    """The retriever that chose each answer's chunks."""
+
+    name: str = Field(description="The retriever id that retrieval.done events name.")
+    library: str
+    library_version: str
+
+
+class FactsUsed(_Strict):
+    """The constraint list the turns were graded against and the knowledge base built from it."""
+
+    tenant: str
+    constraint_list_version: str
+    constraint_list_digest: str = Field(pattern=_HEX64)
+    knowledge_base_version: str
+
+
 class Runtime(_Strict):
-    """What produced the report: the lab build, the machine and the engines of the run."""
+    """What produced the report: the lab build, the machine and the engines of the run.
+
+    retrieval and facts were added within schema version 1; a report without them is readable.
+    """
 
     lab_version: str
     git_commit: str
@@ -49,6 +70,8 @@ class Runtime(_Strict):
     evaluator_version: str
     channel: Channel
     mode: Mode
+    retrieval: RetrievalComponent | None = None
+    facts: FactsUsed | None = None
 
 
 class ToolCommit(_Strict):
@@ -116,6 +139,13 @@ class Report(_Strict):
     )
     events: Annotated[list[Event], FirstError]
     tools: ToolIdentities
+    constraints: ConstraintList | None = Field(
+        default=None,
+        description=(
+            "The constraint list the turns were graded against, embedded so that an importer "
+            "re-grades every turn; absent from reports written before grading."
+        ),
+    )
     integrity: Integrity
     signature: Signature | None = None
 

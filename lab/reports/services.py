@@ -3,6 +3,7 @@ reader trusts, keep imports and pinned keys."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 
@@ -12,7 +13,10 @@ from django.utils import timezone
 from lab.agent.dialogue import AGENT_VERSION
 from lab.events import store
 from lab.events.models import Run
-from lab.events.types import Channel, Mode, RunStarted
+from lab.events.types import Channel, Event, Mode, RunStarted, TurnGraded
+from lab.facts.errors import ConstraintListError
+from lab.facts.loader import load_tenant, tenant_versions, tenants
+from lab.facts.schema import ConstraintList
 from lab.policy.gate import GATE_VERSION
 from lab.reports.export import report_assemble
 from lab.reports.keys import configured_trusted_keys, lab_private_key, lab_public_key
@@ -21,11 +25,34 @@ from lab.reports.runtime import runtime_describe
 from lab.reports.schema import Report
 from lab.reports.signing import key_id, public_key_from_pem, public_key_pem
 from lab.reports.verification import Verification, verify_report
+from lab.runs.retrieval import tenant_constraints
 from lab.scenarios.catalog import canonical_contracts, contract_get
 
 
 class ReportUnavailable(Exception):
     """A run whose report cannot be written truthfully."""
+
+
+def _graded_against(events: list[Event]) -> ConstraintList:
+    """The tenant list the run's grades name (the newest one when none is graded)."""
+    newest = tenant_constraints()
+    named = next(
+        (
+            e.payload.grade.constraint_list_version
+            for e in events
+            if isinstance(e.payload, TurnGraded)
+        ),
+        newest.version,
+    )
+    if named == newest.version:
+        return newest
+    number = named.rpartition("_v")[2]
+    try:
+        return load_tenant(newest.tenant, int(number))
+    except (ValueError, ConstraintListError) as error:
+        raise ReportUnavailable(
+            f"its turns were graded against {named}, a list this lab no longer has ({error})"
+        ) from None
 
 
 def report_for_run(run: Run) -> Report:
@@ -38,11 +65,13 @@ def report_for_run(run: Run) -> Report:
         )
     events = store.run_events(run)
     started = next((e.payload for e in events if isinstance(e.payload, RunStarted)), None)
+    constraints = _graded_against(events)
     runtime = runtime_describe(
         mode=Mode(run.mode),
         channel=Channel(run.channel),
         gate_version=started.gate_version if started else GATE_VERSION,
         agent_version=started.agent_version if started else AGENT_VERSION,
+        constraints=constraints,
     )
     return report_assemble(
         run_id=str(run.id),
@@ -51,6 +80,7 @@ def report_for_run(run: Run) -> Report:
         contract=contract,
         events=events,
         key=lab_private_key(),
+        constraints=constraints,
     )
 
 
@@ -73,10 +103,23 @@ def trusted_key_pin(*, owner: str, name: str, key: Ed25519PublicKey) -> TrustedK
     return pin
 
 
+@functools.cache
+def _constraint_lists() -> dict[str, ConstraintList]:
+    """Every constraint list in fixtures/, by version id (read once: a new list is a new file)."""
+    lists = [
+        load_tenant(tenant, number) for tenant in tenants() for number in tenant_versions(tenant)
+    ]
+    return {listed.version: listed for listed in lists}
+
+
 def report_verify(raw: bytes, *, trusted: Sequence[Ed25519PublicKey] = ()) -> Verification:
-    """Every check, against this lab's canonical contracts and signing key."""
+    """Every check, against this lab's canonical contracts, constraint lists and signing key."""
     return verify_report(
-        raw, contracts=canonical_contracts(), lab_key=lab_public_key(), trusted_keys=trusted
+        raw,
+        contracts=canonical_contracts(),
+        lab_key=lab_public_key(),
+        trusted_keys=trusted,
+        constraint_lists=_constraint_lists(),
     )
 
 

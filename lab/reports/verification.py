@@ -1,15 +1,14 @@
 """Verifying a report without trusting what it says about itself.
 
-Five checks run in order: structure, contract, integrity, origin, re-evaluation. The verdict
-is always the one derived anew from the events; the file's own verdict is only compared, and
-origin is a result of its own beside consistency. Pure: no Django, no I/O, no clock; the caller
-passes the canonical contracts and the keys.
+Six checks run in order: structure, contract, integrity, origin, re-evaluation, re-grade. The
+verdict and every turn's grade are derived anew from the events; the file's own are only
+compared, and origin is a result of its own beside consistency. Pure: no Django, no I/O, no
+clock; the caller passes the canonical contracts and the keys.
 """
 
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
@@ -19,10 +18,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Evaluation
 from lab.events.types import RunStarted
+from lab.facts.schema import ConstraintList
 from lab.reports.canonical import body_digest
+from lab.reports.differences import as_text, tree_differences
 from lab.reports.findings import Finding
 from lab.reports.integrity import check_integrity
 from lab.reports.origin import check_origin
+from lab.reports.regrade import check_regrade
 from lab.reports.results import (
     Check,
     CheckResult,
@@ -51,36 +53,9 @@ __all__ = [
     "check_integrity",
     "check_origin",
     "check_reevaluation",
+    "check_regrade",
     "verify_report",
 ]
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return ", ".join(value) if value else "(none)"
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _tree_differences(path: str, stated: Any, derived: Any) -> Iterator[Difference]:
-    """The leaves where two JSON values differ; lists of unequal length differ as a whole."""
-    if stated == derived and type(stated) is type(derived):
-        return
-    if isinstance(stated, dict) and isinstance(derived, dict):
-        for key in [*stated, *(k for k in derived if k not in stated)]:
-            yield from _tree_differences(
-                f"{path}.{key}", stated.get(key, "(absent)"), derived.get(key, "(absent)")
-            )
-    elif isinstance(stated, list) and isinstance(derived, list) and len(stated) == len(derived):
-        is_ids = all(isinstance(item, str) for item in stated + derived)
-        if is_ids:
-            yield Difference(path, _text(stated), _text(derived))
-            return
-        for index, (left, right) in enumerate(zip(stated, derived, strict=True)):
-            yield from _tree_differences(f"{path}[{index}]", left, right)
-    else:
-        yield Difference(path, _text(stated), _text(derived))
 
 
 def _first_run_started(report: Report) -> tuple[str, RunStarted] | None:
@@ -122,7 +97,7 @@ def check_contract(
     else:
         used = canonical
         changed = list(
-            _tree_differences(
+            tree_differences(
                 "contract", embedded.model_dump(mode="json"), canonical.model_dump(mode="json")
             )
         )
@@ -182,17 +157,17 @@ def _evaluation_differences(stated: Evaluation, derived: Evaluation) -> Iterator
     stated_ids = [a.id for a in stated.assertions]
     derived_ids = [a.id for a in derived.assertions]
     if stated_ids != derived_ids:
-        yield Difference("assertion ids", _text(stated_ids), _text(derived_ids))
+        yield Difference("assertion ids", as_text(stated_ids), as_text(derived_ids))
     by_id = {a.id: a for a in stated.assertions}
     for result in derived.assertions:
         if (claimed := by_id.get(result.id)) is not None:
-            yield from _tree_differences(
+            yield from tree_differences(
                 f"assertions[{result.id}]",
                 claimed.model_dump(mode="json"),
                 result.model_dump(mode="json"),
             )
     rest = {"verdict", "assertions"}
-    yield from _tree_differences(
+    yield from tree_differences(
         "evaluation",
         stated.model_dump(mode="json", exclude=rest),
         derived.model_dump(mode="json", exclude=rest),
@@ -243,7 +218,7 @@ def check_reevaluation(
     derived = evaluate(contract, report.events)
     differences = (
         *_evaluation_differences(report.evaluation, derived),
-        *_tree_differences(
+        *tree_differences(
             "tools",
             report.tools.model_dump(mode="json"),
             tool_identities(report.events).model_dump(mode="json"),
@@ -298,10 +273,14 @@ def verify_report(
     lab_key: Ed25519PublicKey | None,
     trusted_keys: Sequence[Ed25519PublicKey] = (),
     max_bytes: int | None = MAX_REPORT_BYTES,
+    constraint_lists: Mapping[str, ConstraintList] | None = None,
 ) -> Verification:
-    """Every check on raw, in order; a file that fails structure gets no further."""
+    """Every check on raw, in order; a file that fails structure gets no further.
+
+    constraint_lists: this lab's lists by version, which an embedded list must match.
+    """
     with _collector_paused():
-        return _verify(raw, contracts, lab_key, trusted_keys, max_bytes)
+        return _verify(raw, contracts, lab_key, trusted_keys, max_bytes, constraint_lists or {})
 
 
 def _verify(
@@ -310,6 +289,7 @@ def _verify(
     lab_key: Ed25519PublicKey | None,
     trusted_keys: Sequence[Ed25519PublicKey],
     max_bytes: int | None,
+    constraint_lists: Mapping[str, ConstraintList],
 ) -> Verification:
     parsed = report_parse(raw, max_bytes=max_bytes)
     if not isinstance(parsed, Parsed):
@@ -351,12 +331,17 @@ def _verify(
         )
         return result
 
+    def regrade() -> CheckResult:
+        result, outcome["regrade"] = check_regrade(report, constraint_lists)
+        return result
+
     checks = (
         structure,
         _guarded(Check.CONTRACT, contract),
         _guarded(Check.INTEGRITY, lambda: check_integrity(parsed, digest)),
         _guarded(Check.ORIGIN, origin),
         _guarded(Check.REEVALUATION, reevaluation),
+        _guarded(Check.REGRADE, regrade),
     )
     return Verification(
         checks=checks,
@@ -367,4 +352,5 @@ def _verify(
         derived=outcome.get("derived"),
         differences=outcome.get("differences", ()),
         origin=outcome.get("origin"),
+        regrade=outcome.get("regrade"),
     )

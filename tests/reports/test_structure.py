@@ -93,6 +93,6 @@ def test_a_refused_file_runs_no_further_check():
     verification = verify_report(b"{", contracts=all_contracts(), lab_key=None)
     assert verification.rejected
     assert verification.check(Check.STRUCTURE).status is Status.FAILED
-    assert [c.status for c in verification.checks[1:]] == [Status.NOT_RUN] * 4
+    assert [c.status for c in verification.checks[1:]] == [Status.NOT_RUN] * 5
     assert verification.verdict is None
     assert verification.summary("x.json").startswith("x.json: REJECTED (structure: the JSON ends")

@@ -17,6 +17,7 @@ from lab.reports.verification import (
     Verification,
     verify_report,
 )
+from lab.runs.retrieval import tenant_constraints
 from lab.scenarios.catalog import all_contracts, contract_get
 from tests.reports.tampering import BATTERY, Tamper, encoded, resealed
 
@@ -26,7 +27,10 @@ SCENARIOS = sorted(all_contracts())
 
 
 def verify(raw: bytes, **keys) -> Verification:
-    return verify_report(raw, contracts=all_contracts(), lab_key=lab_public_key(), **keys)
+    lists = {"demo_v1": tenant_constraints()}
+    return verify_report(
+        raw, contracts=all_contracts(), lab_key=lab_public_key(), constraint_lists=lists, **keys
+    )
 
 
 def reasons(verification: Verification, check: Check, kind: str) -> list[str]:
@@ -40,7 +44,7 @@ def test_a_guarded_run_report_verifies_as_consistent_and_pass(real_reports, scen
     assert verification.verdict is Verdict.PASS
     assert verification.origin is Origin.VALID_LAB
     assert verification.contract_status is ContractStatus.IDENTICAL
-    assert [c.status for c in verification.checks] == [Status.OK] * 5
+    assert [c.status for c in verification.checks] == [Status.OK] * 6
     assert verification.summary("r.json") == "r.json: consistent, signed by this lab, verdict PASS"
 
 
@@ -178,6 +182,7 @@ def test_a_scenario_this_lab_does_not_know_is_judged_by_the_embedded_contract_an
             contract=report.contract,
             events=events,
             key=lab_private_key(),
+            constraints=report.constraints,
         )
     )
     verification = verify(raw)

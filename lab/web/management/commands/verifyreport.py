@@ -1,4 +1,4 @@
-"""Verify evidence reports: the import page's five checks, one verdict line per file."""
+"""Verify evidence reports: the import page's six checks, one verdict line per file."""
 
 from __future__ import annotations
 
@@ -36,13 +36,24 @@ def detail_lines(verification: Verification) -> list[str]:
         lines += [
             f"  {d.path:{width}}  {d.stated[:30]:30}  {d.derived}" for d in verification.differences
         ]
+    regrade = verification.regrade
+    if regrade is not None and regrade.mismatched:
+        lines.append(f"  {'turn':10}  {'the log states':30}  re-graded now")
+        for turn in regrade.turns:
+            if not turn.matches:
+                stated = (
+                    f"{turn.stated_verdict or 'no grade'}/{turn.stated_grounding or 'no audit'}"
+                )
+                derived = f"{turn.derived_verdict}/{turn.derived_grounding}"
+                lines.append(f"  {turn.utterance_event_id:10}  {stated:30}  {derived}")
     return lines
 
 
 class Command(BaseCommand):
     help = (
-        "Check evidence reports (structure, contract, integrity, origin, re-evaluation); "
-        "exits 0 only when every report is consistent and signed by this lab or a key you trust."
+        "Check evidence reports (structure, contract, integrity, origin, re-evaluation, "
+        "re-grade); exits 0 only when every report is consistent and signed by this lab or a "
+        "key you trust."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -1,0 +1,184 @@
+"""The re-grade check: every agent turn graded anew from the events and the embedded list.
+
+Pure: no Django, no I/O, no clock. The grades the log states are compared, never used, as the
+re-evaluation check does for the verdict; the grading is lab.grading.run_turns, as in live runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lab.events.types import AgentUtterance, Event, TurnGraded, TurnGrounding
+from lab.facts.schema import ConstraintList
+from lab.grading.grader import DeterministicGrader
+from lab.grading.run_turns import grade_utterance
+from lab.reports.differences import tree_differences
+from lab.reports.findings import Finding
+from lab.reports.results import Check, CheckResult, Regrade, TurnRegrade, capped, short
+from lab.reports.schema import Report
+
+_ABSENT = "(absent)"
+
+
+def _stated(events: list[Event]) -> tuple[dict[str, Event], dict[str, Event], list[Finding]]:
+    """The log's turn.graded and turn.grounding per utterance id, and what is wrong with them."""
+    graded: dict[str, Event] = {}
+    grounding: dict[str, Event] = {}
+    utterances = {e.id for e in events if isinstance(e.payload, AgentUtterance)}
+    findings = []
+    for event in events:
+        if not isinstance(event.payload, TurnGraded | TurnGrounding):
+            continue
+        target = event.payload.utterance_event_id
+        seen = graded if isinstance(event.payload, TurnGraded) else grounding
+        if target not in utterances:
+            findings.append(
+                Finding("grade_orphan", f"{event.id} ({event.type}) names {target}, no utterance")
+            )
+        elif target in seen:
+            findings.append(
+                Finding("grade_duplicate", f"{event.id} is a second {event.type} of {target}")
+            )
+        else:
+            seen[target] = event
+    return graded, grounding, findings
+
+
+def _facts_findings(report: Report, constraints: ConstraintList) -> list[Finding]:
+    """The embedded list must be the one the runtime block says the turns were graded against."""
+    facts = report.runtime.facts
+    if facts is None:
+        return [
+            Finding("facts_absent", "the runtime names no constraint list, yet one is embedded")
+        ]
+    digest = constraints.digest()
+    findings = []
+    if facts.constraint_list_digest != digest:
+        findings.append(
+            Finding(
+                "constraints_digest_mismatch",
+                f"the runtime states list digest {short(facts.constraint_list_digest)}, the "
+                f"embedded list digests to {short(digest)}",
+            )
+        )
+    if facts.constraint_list_version != constraints.version:
+        findings.append(
+            Finding(
+                "constraints_version_mismatch",
+                f"the runtime states list {facts.constraint_list_version}, the embedded list is "
+                f"{constraints.version}",
+            )
+        )
+    return findings
+
+
+def _canonical(
+    embedded: ConstraintList, known: Mapping[str, ConstraintList]
+) -> tuple[ConstraintList, list[Finding]]:
+    """The list to grade by: this lab's own of that version when it has one, as for contracts."""
+    canonical = known.get(embedded.version)
+    if canonical is None:
+        reason = (
+            f"this lab has no constraint list {embedded.version}; the turns are re-graded "
+            "against the one the file embeds, which nothing here vouches for"
+        )
+        return embedded, [Finding("constraints_unknown", reason, blocking=False)]
+    if canonical.digest() != embedded.digest():
+        reason = (
+            f"the embedded {embedded.version} (digest {short(embedded.digest())}) is not this "
+            f"lab's {embedded.version} (digest {short(canonical.digest())}); the turns are "
+            "re-graded against this lab's"
+        )
+        return canonical, [Finding("constraints_changed", reason)]
+    return canonical, []
+
+
+def _turn(
+    events: list[Event],
+    utterance: Event,
+    stated_graded: Event | None,
+    stated_grounding: Event | None,
+    constraints: ConstraintList,
+) -> TurnRegrade:
+    assert isinstance(utterance.payload, AgentUtterance)
+    graded, grounding = grade_utterance(
+        events, utterance, grader=DeterministicGrader(), constraints=constraints
+    )
+    where = f"turns[{utterance.id}]"
+    differences = (
+        *tree_differences(
+            f"{where}.graded",
+            stated_graded.payload.model_dump(mode="json") if stated_graded else _ABSENT,
+            graded.model_dump(mode="json"),
+        ),
+        *tree_differences(
+            f"{where}.grounding",
+            stated_grounding.payload.model_dump(mode="json") if stated_grounding else _ABSENT,
+            grounding.model_dump(mode="json"),
+        ),
+    )
+    stated_verdict = stated_graded.payload.grade.verdict if stated_graded else None
+    stated_audit = stated_grounding.payload.audit.verdict if stated_grounding else None
+    return TurnRegrade(
+        utterance_event_id=utterance.id,
+        text=utterance.payload.text,
+        stated_verdict=None if stated_verdict is None else str(stated_verdict),
+        derived_verdict=str(graded.grade.verdict),
+        stated_grounding=None if stated_audit is None else str(stated_audit),
+        derived_grounding=str(grounding.audit.verdict),
+        differences=differences,
+    )
+
+
+def check_regrade(
+    report: Report, known: Mapping[str, ConstraintList]
+) -> tuple[CheckResult, Regrade | None]:
+    """Each agent utterance graded again, beside the stated grades.
+
+    known is this lab's constraint lists by version: an embedded list of a known version must be
+    this lab's, so that a forger cannot embed a list that makes a false claim true.
+    """
+    events = report.events
+    graded, grounding, findings = _stated(events)
+    embedded = report.constraints
+    if embedded is None:
+        if graded or grounding:
+            findings.append(
+                Finding(
+                    "constraints_absent",
+                    f"the log states {len(graded)} grade(s) but the report embeds no constraint "
+                    "list to check them against",
+                )
+            )
+            return CheckResult(Check.REGRADE, "cannot re-grade", capped(findings)), None
+        summary = "no graded turns and no constraint list: nothing to re-grade"
+        return CheckResult(Check.REGRADE, summary, capped(findings)), None
+    findings += _facts_findings(report, embedded)
+    constraints, notes = _canonical(embedded, known)
+    findings += notes
+    turns = tuple(
+        _turn(events, e, graded.get(e.id), grounding.get(e.id), constraints)
+        for e in events
+        if isinstance(e.payload, AgentUtterance)
+    )
+    for turn in turns:
+        if not turn.matches:
+            stated = turn.stated_verdict or "no grade"
+            first = turn.differences[0]
+            findings.append(
+                Finding(
+                    "grade_differs",
+                    f"{turn.utterance_event_id}: the log states {stated}/"
+                    f"{turn.stated_grounding or 'no audit'}, re-graded "
+                    f"{turn.derived_verdict}/{turn.derived_grounding} (first at {first.path})",
+                )
+            )
+    regrade = Regrade(constraint_list_version=constraints.version, turns=turns)
+    source = "embedded" if constraints is embedded and notes else "lab's"
+    basis = f"{len(turns)} turn(s) re-graded against the {source} {constraints.version}"
+    summary = (
+        f"{basis}; {regrade.mismatched} differ from the log's grades"
+        if regrade.mismatched
+        else f"{basis}; every grade and grounding verdict matches the log"
+    )
+    return CheckResult(Check.REGRADE, summary, capped(findings)), regrade
