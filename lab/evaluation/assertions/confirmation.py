@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lab.evaluation.assertions.execution import started_executions
 from lab.evaluation.findings import Finding, Tally, lacking
 from lab.evaluation.log_index import CommitStart, LogIndex, Proposal, Revised, Understanding
 from lab.events.types import UnderstandingKind
@@ -41,13 +42,8 @@ def commit_confirmed_explicitly(log: LogIndex) -> Finding:
     if not log.executions:
         return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
     tally = Tally()
-    for execution in log.executions:
-        started, success = execution.events
-        if started is None:
-            tally.contradict(f"Receipt {success.id} has no tool.commit.started.", success)
-            continue
+    for started, success, made in started_executions(log, tally):
         confirmation = log.confirmation_of(started)
-        made = log.proposal_by_id.get(started.proposal_id) if started.proposal_id else None
         problem = _confirmation_problem(log, started, confirmation, made)
         if problem is None:
             tally.support(made, confirmation, started, success)

@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 
 from lab.evaluation.findings import Finding, Tally, lacking
-from lab.evaluation.log_index import Execution, LogIndex
+from lab.evaluation.log_index import CommitStart, CommitSuccess, Execution, LogIndex, Proposal
+
+
+def started_executions(
+    log: LogIndex, tally: Tally
+) -> Iterator[tuple[CommitStart, CommitSuccess, Proposal | None]]:
+    """Each execution with its start and the proposal it names; a receipt with no recorded start
+    is contradicted on the tally and skipped."""
+    for execution in log.executions:
+        started, success = execution.events
+        if started is None:
+            tally.contradict(f"Receipt {success.id} has no tool.commit.started.", success)
+            continue
+        made = log.proposal_by_id.get(started.proposal_id) if started.proposal_id else None
+        yield started, success, made
 
 
 def single_execution(log: LogIndex) -> Finding:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lab.evaluation.assertions.execution import started_executions
 from lab.evaluation.findings import Finding, Tally, lacking
 from lab.evaluation.log_index import LogIndex, first_after
 
@@ -48,13 +49,8 @@ def commit_uses_latest_revision(log: LogIndex) -> Finding:
     if not log.executions:
         return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
     tally = Tally()
-    for execution in log.executions:
-        started, success = execution.events
-        if started is None:
-            tally.contradict(f"Receipt {success.id} has no tool.commit.started.", success)
-            continue
+    for started, success, made in started_executions(log, tally):
         latest = log.revisions.latest_before(started.seq)
-        made = log.proposal_by_id.get(started.proposal_id) if started.proposal_id else None
         if latest is None or latest.revision != started.revision:
             current = f"revision {latest.revision}" if latest else "no revision at all"
             tally.contradict(
