@@ -172,7 +172,7 @@ def turn_view(entry: AuditEntry, record: AuditRecord) -> TurnView:
     )
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 async def grade_page(request: HttpRequest) -> HttpResponse:
     """GET: the upload form. POST: grade the transcript, store the records, show each turn."""
     if request.method == "GET":

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import aget_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from lab.evaluation.evaluator import evaluate
 from lab.events.models import Run
@@ -47,7 +47,7 @@ REPLAY_MAX_EVENTS = 500
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
 
 
-@require_GET
+@require_safe
 def run_report_json(request: HttpRequest, run_id: str) -> HttpResponse:
     run: Run = run_for_request(request, run_id).run  # the owner's, or a share link's
     try:
@@ -59,13 +59,13 @@ def run_report_json(request: HttpRequest, run_id: str) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def lab_public_key_pem(request: HttpRequest) -> HttpResponse:
     """The key that verifies this lab's report signatures, at a URL that does not change."""
     return HttpResponse(public_key_pem(lab_public_key()), content_type="text/plain; charset=utf-8")
 
 
-@require_GET
+@require_safe
 def report_schema(request: HttpRequest) -> HttpResponse:
     return JsonResponse(report_json_schema(), json_dumps_params={"indent": 2})
 
@@ -81,7 +81,7 @@ def _import_page(
     return render(request, "reports/import.html", context, status=status)
 
 
-@require_GET
+@require_safe
 def report_import_page(request: HttpRequest) -> HttpResponse:
     return _import_page(request)
 
@@ -195,7 +195,7 @@ async def report_create(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 async def report_page(request: HttpRequest, report_id: str) -> HttpResponse:
     """A stored import, verified again now against this lab's contracts and trusted keys."""
     stored = await aget_object_or_404(ImportedReport, pk=report_id)
@@ -257,7 +257,7 @@ def _replay(
     return render(request, "reports/replay.html", context)
 
 
-@require_GET
+@require_safe
 async def report_replay(request: HttpRequest, report_id: str) -> HttpResponse:
     """The run panel rebuilt from an imported report, with every step ready for replay.js."""
     stored = await aget_object_or_404(ImportedReport, pk=report_id)

@@ -40,7 +40,7 @@ def _pem_of(request: HttpRequest) -> str:
     return request.POST.get("public_key_pem", "")
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def trusted_keys(request: HttpRequest) -> HttpResponse:
     """GET lists this reader's pinned keys; POST pins one (pasted or uploaded PEM)."""
     if request.method == "GET":

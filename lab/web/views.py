@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 from pydantic import BaseModel, ValidationError
 
 from lab.events import store
@@ -32,7 +32,7 @@ class RunForm(BaseModel):
     ungrounded: bool = False
 
 
-@require_GET
+@require_safe
 def index(request: HttpRequest) -> HttpResponse:
     recent = runs_owned(owner_token_of(request))[:10]
     return render(request, "web/index.html", {"contracts": _picker_contracts(), "recent": recent})
@@ -105,7 +105,7 @@ def _page_context(request: HttpRequest, access: RunAccess) -> dict[str, Any]:
 
 
 @never_cache
-@require_GET
+@require_safe
 def run_page(request: HttpRequest, run_id: UUID | None = None, share: str = "") -> HttpResponse:
     access = run_for_request(request, run_id)
     try:
@@ -133,7 +133,7 @@ def run_share(request: HttpRequest, run_id: UUID) -> HttpResponse:
 
 
 @never_cache
-@require_GET
+@require_safe
 def run_events_json(
     request: HttpRequest, run_id: UUID | None = None, share: str = ""
 ) -> HttpResponse:
@@ -153,14 +153,14 @@ def run_events_json(
 
 
 @never_cache
-@require_GET
+@require_safe
 def shared_report_json(request: HttpRequest, share: str) -> HttpResponse:
     """A share link's evidence report: the owner's download, reached through the link."""
     run = run_for_request(request).run
     return report_views.run_report_json(request, str(run.id))
 
 
-@require_GET
+@require_safe
 def scenario_json(request: HttpRequest, scenario_id: str) -> HttpResponse:
     try:
         contract = contract_get(scenario_id)

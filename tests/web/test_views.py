@@ -96,3 +96,9 @@ def test_runscenarios_names_an_unknown_scenario():
 
     with pytest.raises(CommandError, match="unknown scenario 'nope'"):
         call_command("runscenarios", "--scenario", "nope")
+
+
+def test_a_head_request_to_a_page_is_answered_like_its_get(client):
+    head = client.head("/")
+    assert head.status_code == 200
+    assert head.content == b""
