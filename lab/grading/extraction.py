@@ -35,6 +35,12 @@ from lab.grading.timing import availability_claims, hours_claims
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$(\[])|\n+")
 _FREE_SLOT = re.compile(r"\b(?:is|are)\s+(?:still\s+)?free\b")
 _CLAUSE = re.compile(r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas)\s+")
+# Reference and receipt codes such as R-7CD40D35 mix capitals and digits; their digits are no
+# amount or time ("9:30AM"-style clock tokens are left alone).
+_CODE = re.compile(
+    r"\b(?:[A-Z]{1,4}-)?(?![0-9]+(?:AM|PM)\b)(?=[A-Z0-9]{5,}\b)(?=[A-Z0-9]*[0-9])"
+    r"(?=[A-Z0-9]*[A-Z])[A-Z0-9]+\b"
+)
 
 
 def extract(utterance: str, caller_turn: str | None, services: tuple[Service, ...]) -> list[Claim]:
@@ -118,8 +124,9 @@ def _clause(
     free_slot = bool(_FREE_SLOT.search(lower)) and not mentions
     available = bool(ph.AVAILABILITY.search(lower)) or free_slot
     timely = hours_here or hours_before or available or context.asks_hours
-    spoken = tokenize(clause)
-    values = read_values(clause, skip=_identifiers(spoken.tokens), timely=timely)
+    uncoded = _CODE.sub(" ", clause)
+    spoken = tokenize(uncoded)
+    values = read_values(uncoded, skip=_identifiers(spoken.tokens), timely=timely)
     claims = capability_claims(clause, lower)
     claims += policy_claims(lower, topics, values, mentions)
     timed = bool(values.times or values.days)

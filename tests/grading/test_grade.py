@@ -95,3 +95,13 @@ def test_the_pure_cores_import_nothing_from_django():
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_a_receipt_code_is_an_identifier_not_a_number_to_check():
+    booked = Observed(slots=(Slot(day="tuesday", time="09:30"),))
+    for code in ("R-7CD40D35", "R-12AB34CD", "AB12345"):
+        result = grade(f"Done: Tuesday at 9:30 AM. Your reference is {code}.", observed=booked)
+        assert result.verdict is Verdict.SUPPORTED, (code, result.rationale)
+    # A real price beside a code is still read and checked.
+    wrong = grade("Your reference is R-7CD40D35, and the basic tune-up is $99.")
+    assert wrong.verdict is Verdict.UNSUPPORTED
