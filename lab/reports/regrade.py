@@ -117,8 +117,12 @@ def _turn(
             grounding.model_dump(mode="json"),
         ),
     )
-    stated_verdict = stated_graded.payload.grade.verdict if stated_graded else None
-    stated_audit = stated_grounding.payload.audit.verdict if stated_grounding else None
+    stated_grade = stated_graded.payload if stated_graded else None
+    stated_check = stated_grounding.payload if stated_grounding else None
+    assert stated_grade is None or isinstance(stated_grade, TurnGraded)
+    assert stated_check is None or isinstance(stated_check, TurnGrounding)
+    stated_verdict = stated_grade.grade.verdict if stated_grade else None
+    stated_audit = stated_check.audit.verdict if stated_check else None
     return TurnRegrade(
         utterance_event_id=utterance.id,
         text=utterance.payload.text,
