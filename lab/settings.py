@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from lab.config import configured_signing_key, database_settings, redis_channel_host
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -80,6 +82,11 @@ SECURE_REFERRER_POLICY = "same-origin"
 # Where the lab keeps what must outlive a process but not live in the repository
 # (the report-signing key, by default).
 LAB_STATE_DIR = Path(env_str("LAB_STATE_DIR", str(Path.home() / ".voice-reliability-lab")))
+# The report-signing key every replica shares (PEM text, or a mounted PEM file); when neither
+# is set, each lab keeps its own in LAB_STATE_DIR. Checked here so a bad key stops start-up.
+LAB_SIGNING_KEY = configured_signing_key(
+    os.environ.get("LAB_SIGNING_KEY"), os.environ.get("LAB_SIGNING_KEY_FILE")
+)
 # Ed25519 public keys (PEM files, comma-separated) whose reports every reader sees as trusted.
 LAB_TRUSTED_KEYS = env_list("LAB_TRUSTED_KEYS")
 
@@ -120,15 +127,13 @@ TEMPLATES = [
 ]
 
 DATABASES = {
-    "default": dj_database_url.config(
-        env="DATABASE_URL",
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=0,
+    "default": database_settings(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=os.environ.get("LAB_DB_CONN_MAX_AGE"),
+        pool=os.environ.get("LAB_DB_POOL"),
+        pool_available=importlib.util.find_spec("psycopg_pool") is not None,
     )
 }
-if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # Many short writes from several tasks: wait for the lock instead of failing.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -137,7 +142,7 @@ CHANNEL_LAYERS = {
     "default": (
         {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [_redis_url]},
+            "CONFIG": {"hosts": [redis_channel_host(_redis_url)]},
         }
         if _redis_url
         else {"BACKEND": "channels.layers.InMemoryChannelLayer"}

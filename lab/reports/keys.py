@@ -1,5 +1,6 @@
-"""This lab instance's Ed25519 report-signing key, kept in LAB_STATE_DIR, outside the repository,
-and the public keys the lab's configuration trusts (LAB_TRUSTED_KEYS)."""
+"""This lab instance's Ed25519 report-signing key (LAB_SIGNING_KEY / LAB_SIGNING_KEY_FILE when
+set, else kept in LAB_STATE_DIR, outside the repository), and the public keys the lab's
+configuration trusts (LAB_TRUSTED_KEYS)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from cryptography.hazmat.primitives.serialization import (
     Encoding,
     NoEncryption,
     PrivateFormat,
-    load_pem_private_key,
 )
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from lab.config import signing_key_from_pem
 from lab.reports.signing import KeyProblem, public_key_from_pem
 
 KEY_FILENAME = "lab-ed25519.pem"
@@ -49,15 +50,13 @@ def _create(path: Path) -> None:
 def _load(path: Path) -> Ed25519PrivateKey:
     if not path.exists():
         _create(path)
-    key = load_pem_private_key(path.read_bytes(), password=None)
-    if not isinstance(key, Ed25519PrivateKey):
-        raise ImproperlyConfigured(f"{path} holds a {type(key).__name__}, not an Ed25519 key")
-    return key
+    return signing_key_from_pem(path.read_bytes(), str(path))
 
 
 def lab_private_key() -> Ed25519PrivateKey:
-    """The signing key, generated on first use."""
-    return _load(key_path())
+    """The configured signing key, else this instance's own, generated on first use."""
+    configured: Ed25519PrivateKey | None = settings.LAB_SIGNING_KEY
+    return configured if configured is not None else _load(key_path())
 
 
 def lab_public_key() -> Ed25519PublicKey:
