@@ -50,13 +50,15 @@ def redis_channel_host(url: str) -> dict[str, Any]:
     return {"address": url}
 
 
-def _bool(name: str, raw: str) -> bool:
+def parse_bool(name: str, raw: str) -> bool:
     lowered = raw.strip().lower()
     if lowered in {"1", "true", "yes", "on"}:
         return True
     if lowered in {"0", "false", "no", "off"}:
         return False
-    raise ImproperlyConfigured(f"{name} must be a boolean (true/false), got {raw!r}")
+    raise ImproperlyConfigured(
+        f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {raw!r}"
+    )
 
 
 def _conn_max_age(raw: str | None) -> int:
@@ -100,9 +102,9 @@ def database_settings(
         if isinstance(in_url, bool):
             pooled = in_url
         elif in_url is None:
-            pooled = _bool("LAB_DB_POOL", pool or "true")
+            pooled = parse_bool("LAB_DB_POOL", pool or "true")
         else:
-            pooled = _bool("DATABASE_URL's ?pool=", str(in_url))
+            pooled = parse_bool("DATABASE_URL's ?pool=", str(in_url))
     if not pooled:
         options.pop("pool", None)
         config["CONN_MAX_AGE"] = _conn_max_age(conn_max_age)

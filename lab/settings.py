@@ -8,7 +8,12 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from lab.config import configured_signing_key, database_settings, redis_channel_host
+from lab.config import (
+    configured_signing_key,
+    database_settings,
+    parse_bool,
+    redis_channel_host,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -19,14 +24,7 @@ def env_str(name: str, default: str) -> str:
 
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
-    if raw is None:
-        return default
-    lowered = raw.strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
-        return True
-    if lowered in {"0", "false", "no", "off"}:
-        return False
-    raise ValueError(f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {raw!r}")
+    return default if raw is None else parse_bool(name, raw)
 
 
 def env_list(name: str, default: str = "") -> list[str]:
