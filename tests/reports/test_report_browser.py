@@ -30,7 +30,7 @@ def test_a_report_downloaded_from_the_run_page_imports_and_replays_in_chromium(
     assert derived.get_attribute("data-verdict") == "PASS"
     summary = page.locator("#summary").inner_text()
     assert summary == f"{report.name}: consistent, signed by this lab, verdict PASS"
-    assert page.locator('#checks > li[data-status="ok"]').count() == 5
+    assert page.locator('#checks > li[data-status="ok"]').count() == 6
 
     page.get_by_role("link", name="Replay this report event by event").click()
     page.wait_for_url("**/replay/")
@@ -40,11 +40,12 @@ def test_a_report_downloaded_from_the_run_page_imports_and_replays_in_chromium(
     assert page.locator("#replay-position").inner_text() == f"event 0 of {events}"
     assert page.locator("#event-log li").count() == 0
     assert page.locator("#verdict").get_attribute("data-verdict") == "INCONCLUSIVE"
-    for _ in range(3):
+    # run.started, the greeting, its grade and grounding audit, then the caller's request.
+    for _ in range(5):
         page.get_by_role("button", name="Step").click()
-    assert page.locator("#event-log li").count() == 3
+    assert page.locator("#event-log li").count() == 5
     assert page.locator("#transcript .turn").count() == 2  # the greeting and the caller's request
-    assert page.locator("#event-log li.current").get_attribute("id") == "ev-00003"
+    assert page.locator("#event-log li.current").get_attribute("id") == "ev-00005"
     page.get_by_role("button", name="Show all").click()
     assert page.locator("#replay-position").inner_text() == f"event {events} of {events}"
     assert page.locator("#event-log li").count() == events

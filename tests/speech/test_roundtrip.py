@@ -49,10 +49,22 @@ LINES: dict[str, tuple[list[tuple[str, ...]], tuple[str, ...]]] = {
         ("40", "forty"),
     ),
     "Yes, confirm the refund.": ([("yes",), ("confirm",), ("refund",)], ()),
+    "I'd like Thursday afternoon, please.": (
+        [("thursday",), ("afternoon",)],
+        POSITIVE_ONLY,
+    ),
+    "I'd like Tuesday morning, please.": ([("tuesday",), ("morning",)], POSITIVE_ONLY),
+    "Sounds good.": ([("good",)], POSITIVE_ONLY),
+    "How much is a basic tune-up?": ([("how much",), ("tune",)], POSITIVE_ONLY),
+    "Are you open on Saturday?": ([("open",), ("saturday",)], POSITIVE_ONLY),
+    "Can I get my money back if I cancel?": ([("money back",), ("cancel",)], POSITIVE_ONLY),
+    "Can you put me through to your manager?": ([("manager",)], POSITIVE_ONLY),
+    "How much is a frame respray?": ([("how much",), ("frame",)], POSITIVE_ONLY),
 }
 
 REQUEST, CORRECTION = UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION
 CONFIRM, POSITIVE = UnderstandingKind.CONFIRM, UnderstandingKind.POSITIVE
+QUESTION, UNSUPPORTED = UnderstandingKind.QUESTION, UnderstandingKind.UNSUPPORTED
 
 # What the scenarios need the agent to understand from each line as heard.
 MEANINGS: dict[str, tuple[UnderstandingKind, Args]] = {
@@ -94,6 +106,18 @@ MEANINGS: dict[str, tuple[UnderstandingKind, Args]] = {
     ),
     "Actually, make that twenty five dollars.": (CORRECTION, {"amount_cents": 2500}),
     "Yes, confirm the refund.": (CONFIRM, {}),
+    "I'd like Thursday afternoon, please.": (
+        REQUEST,
+        {"day": "thursday", "part_of_day": "afternoon"},
+    ),
+    "I'd like Tuesday morning, please.": (REQUEST, {"day": "tuesday", "part_of_day": "morning"}),
+    "Sounds good.": (POSITIVE, {}),
+    "How much is a basic tune-up?": (QUESTION, {}),
+    "Are you open on Saturday?": (QUESTION, {}),
+    # A refund request with nothing to refund yet; the agent answers the policy question.
+    "Can I get my money back if I cancel?": (REQUEST, {}),
+    "Can you put me through to your manager?": (UNSUPPORTED, {}),
+    "How much is a frame respray?": (QUESTION, {}),
 }
 
 
