@@ -33,7 +33,8 @@ from lab.evaluation.assertions.revisions import (
     superseded_proposal_expired,
 )
 from lab.evaluation.findings import Finding
-from lab.evaluation.log_index import End, LogIndex
+from lab.evaluation.log_index import LogIndex
+from lab.evaluation.records import End
 from lab.evaluation.verdicts import (
     AssertionResult,
     AssertionState,

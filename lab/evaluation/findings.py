@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lab.evaluation.log_index import Located
+from lab.evaluation.records import Located
 from lab.evaluation.verdicts import AssertionState
 
 

@@ -1,4 +1,4 @@
-"""The evaluator's one pass over a log: small records of what the checks read, and indexes.
+"""The evaluator's one pass over a log: its records (`records.py`) and the indexes checks query.
 
 "Before" and "after" compare the events' seq, the log's own gapless numbering. Pure.
 """
@@ -8,13 +8,32 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any
 
+from lab.evaluation.records import (
+    Blocked,
+    CommitBlock,
+    CommitStart,
+    CommitSuccess,
+    End,
+    Execution,
+    Expiry,
+    Graded,
+    Grounded,
+    Interruption,
+    LookupFailure,
+    LookupStart,
+    LookupSuccess,
+    Proposal,
+    Readback,
+    Retrieved,
+    Revised,
+    Said,
+    Understanding,
+)
 from lab.events.types import (
     AgentInterrupted,
     AgentUtterance,
-    Args,
     CallerUnderstood,
     CitationBlocked,
     CommitFailed,
@@ -38,170 +57,6 @@ from lab.events.types import (
     TurnGrounding,
     UnderstandingKind,
 )
-
-
-class Located(Protocol):
-    @property
-    def seq(self) -> int: ...
-
-    @property
-    def id(self) -> str: ...
-
-
-L = TypeVar("L", bound=Located)
-
-
-# One record per event the checks read, holding only the fields they read. A log is larger than
-# any cache, so each pydantic field read is a likely cache miss: the pass reads every field once,
-# while the event is hot, and the checks never touch the events again.
-class Revised(NamedTuple):
-    seq: int
-    id: str
-    revision: int
-
-
-class Proposal(NamedTuple):
-    seq: int
-    id: str
-    proposal_id: str
-    revision: int
-    args: Args
-    args_hash: str
-    grounded_on: str | None
-
-
-class Expiry(NamedTuple):
-    seq: int
-    id: str
-    proposal_id: str
-
-
-class Understanding(NamedTuple):
-    seq: int
-    id: str
-    kind: UnderstandingKind
-
-
-class CommitBlock(NamedTuple):
-    """A gate decision that blocked a commit."""
-
-    seq: int
-    id: str
-    rests_on: list[str]
-    confirmation_event_id: str | None
-
-
-class CommitStart(NamedTuple):
-    seq: int
-    id: str
-    attempt_id: str
-    revision: int
-    proposal_id: str | None
-    confirmation_event_id: str | None
-    args: Args
-    args_hash: str
-
-
-class CommitSuccess(NamedTuple):
-    seq: int
-    id: str
-    attempt_id: str
-    execution_id: str
-    idempotency_key: str
-    replayed: bool
-
-
-class LookupStart(NamedTuple):
-    seq: int
-    id: str
-    attempt_id: str
-    attempt: int
-    revision: int
-
-
-class LookupSuccess(NamedTuple):
-    seq: int
-    id: str
-    attempt_id: str
-    options: list[Args]
-
-
-class LookupFailure(NamedTuple):
-    seq: int
-    id: str
-    attempt_id: str
-
-
-class Readback(NamedTuple):
-    seq: int
-    id: str
-    proposal_id: str
-
-
-class Interruption(NamedTuple):
-    seq: int
-    id: str
-    utterance_event_id: str
-
-
-class Said(NamedTuple):
-    seq: int
-    id: str
-    purpose: str
-    retrieval_event_id: str | None
-
-
-class Retrieved(NamedTuple):
-    seq: int
-    id: str
-    query: str
-    confidence: float
-
-
-class Graded(NamedTuple):
-    seq: int
-    id: str
-    utterance_event_id: str
-    verdict: str
-    claim: str | None
-    rationale: str
-
-
-class Grounded(NamedTuple):
-    seq: int
-    id: str
-    utterance_event_id: str
-    verdict: str
-    orphans: tuple[int, ...]
-    retrieved: int
-
-
-class Blocked(NamedTuple):
-    """An answer require_citation stopped before it was spoken."""
-
-    seq: int
-    id: str
-    retrieval_event_id: str
-    reason_kind: str
-
-
-class End(NamedTuple):
-    seq: int
-    id: str
-    reason_kind: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Execution:
-    """A non-replayed receipt and the commit attempt that produced it, if one was recorded."""
-
-    started: CommitStart | None
-    succeeded: CommitSuccess
-
-    @property
-    def events(self) -> tuple[CommitStart | None, CommitSuccess]:
-        return self.started, self.succeeded
 
 
 class Revisions:
@@ -465,10 +320,3 @@ class LogIndex:
         if started.confirmation_event_id is None:
             return None
         return self.understood.get(started.confirmation_event_id)
-
-
-def first_after(records: Iterable[L], seq: int) -> L | None:
-    for record in records:
-        if record.seq > seq:
-            return record
-    return None

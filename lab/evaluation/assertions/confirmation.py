@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from lab.evaluation.assertions.execution import started_executions
 from lab.evaluation.findings import Finding, Tally, lacking
-from lab.evaluation.log_index import CommitStart, LogIndex, Proposal, Revised, Understanding
+from lab.evaluation.log_index import LogIndex
+from lab.evaluation.records import CommitStart, Proposal, Revised, Understanding
 from lab.events.types import UnderstandingKind
 
 

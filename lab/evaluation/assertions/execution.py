@@ -6,7 +6,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from lab.evaluation.findings import Finding, Tally, lacking
-from lab.evaluation.log_index import CommitStart, CommitSuccess, Execution, LogIndex, Proposal
+from lab.evaluation.log_index import LogIndex
+from lab.evaluation.records import CommitStart, CommitSuccess, Execution, Proposal
 
 
 def started_executions(

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from lab.agent.answers import MIN_SCORE
 from lab.evaluation.findings import Finding, Tally, lacking
-from lab.evaluation.log_index import Graded, LogIndex, Retrieved, Said
+from lab.evaluation.log_index import LogIndex
+from lab.evaluation.records import Graded, Retrieved, Said
 
 _SUPPORTED = "supported"
 _UNSUPPORTED = "unsupported"

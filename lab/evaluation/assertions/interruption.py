@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from lab.evaluation.findings import Finding, Tally, lacking
-from lab.evaluation.log_index import LogIndex, first_after
+from lab.evaluation.log_index import LogIndex
+from lab.evaluation.records import first_after
 
 
 def interruption_expires_proposal(log: LogIndex) -> Finding:

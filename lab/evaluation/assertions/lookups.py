@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from lab.evaluation.findings import Finding, Tally, lacking
-from lab.evaluation.log_index import LogIndex, LookupSuccess, Proposal
+from lab.evaluation.log_index import LogIndex
+from lab.evaluation.records import LookupSuccess, Proposal
 from lab.events.types import option_grounds
 
 

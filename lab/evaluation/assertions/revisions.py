@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from lab.evaluation.assertions.execution import started_executions
 from lab.evaluation.findings import Finding, Tally, lacking
-from lab.evaluation.log_index import LogIndex, first_after
+from lab.evaluation.log_index import LogIndex
+from lab.evaluation.records import first_after
 
 
 def superseded_proposal_expired(log: LogIndex) -> Finding:
