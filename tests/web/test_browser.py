@@ -12,6 +12,8 @@ def start_run(page, base_url: str, scenario_id: str, *, unguarded: bool = False)
         card.locator("input[name=unguarded]").check()
     card.get_by_role("button", name="Start run").click()
     page.wait_for_url("**/runs/*/")
+    # The greeting arrives once the socket drives the run; a click before that may go unheard.
+    page.locator("#transcript .turn.agent").first.wait_for()
 
 
 def test_the_page_runs_the_correction_scenario_live_to_a_pass(browser_page, lab_server):
