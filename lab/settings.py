@@ -90,6 +90,7 @@ LAB_TRUSTED_KEYS = env_list("LAB_TRUSTED_KEYS")
 
 INSTALLED_APPS = [
     "daphne",
+    "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.staticfiles",
@@ -101,6 +102,7 @@ INSTALLED_APPS = [
     "lab.web",
     "lab.reports",
     "lab.audit",
+    "lab.accounts",
 ]
 
 MIDDLEWARE = [
@@ -108,6 +110,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
@@ -134,6 +137,10 @@ DATABASES = {
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
 
 _redis_url = os.environ.get("REDIS_URL")
 CHANNEL_LAYERS = {

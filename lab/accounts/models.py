@@ -1,0 +1,63 @@
+"""Tenants, their members' roles, their agents, and users' API tokens (stored as digests)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from lab.accounts.roles import Role
+
+
+class Tenant(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200, blank=True)
+    # Also alert on severity "warn", not only "critical".
+    alert_on_warn = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=[(r.value, r.value) for r in Role])
+
+    class Meta:
+        unique_together = [("user", "tenant")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.role} of {self.tenant}"
+
+
+class Agent(models.Model):
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="agents")
+    slug = models.SlugField(max_length=64)
+    name = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "slug"], name="agent_slug_per_tenant")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant}/{self.slug}"
+
+
+class ApiToken(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    # SHA-256 hex of the raw token: the raw token is shown once and never stored.
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12)
+    name = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
