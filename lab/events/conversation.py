@@ -1,0 +1,137 @@
+"""What the caller and the agent said and did with it: utterances, understanding, revisions."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import (
+    Field,
+)
+
+from lab.events.vocabulary import (
+    Action,
+    Args,
+    Channel,
+    Confirmation,
+    CueKind,
+    EvolvingPayload,
+    Mode,
+    PayloadModel,
+    UnderstandingKind,
+)
+
+
+class RunStarted(EvolvingPayload):
+    type: Literal["run.started"] = "run.started"
+    run_id: str
+    scenario_id: str
+    scenario_version: int
+    contract_hash: str
+    mode: Mode
+    channel: Channel
+    evaluator_version: str
+    gate_version: str
+    agent_version: str
+    # The agent answered without retrieval. Left out while False, so old events re-hash alike.
+    ungrounded: bool = False
+
+    _added_later: ClassVar[tuple[str, ...]] = ("ungrounded",)
+
+
+class CallerUtterance(PayloadModel):
+    """A final caller transcript: typed, played by the scripted caller, or recognized from audio."""
+
+    type: Literal["caller.utterance"] = "caller.utterance"
+    text: str
+    source: CallerSource
+
+
+CallerSource = Literal["typed", "script", "asr"]
+
+
+class CallerUnderstood(EvolvingPayload):
+    """What the agent's language understanding made of one caller utterance.
+
+    confirmation, cue_kind and cue say what the turn does to a pending proposal and why;
+    ambiguous names values that were said but could be read more than one way (ask again).
+    """
+
+    type: Literal["caller.understood"] = "caller.understood"
+    utterance_event_id: str
+    kind: UnderstandingKind
+    action: Action | None = None
+    args: Args = Field(default_factory=dict)
+    heard: dict[str, str] = Field(default_factory=dict)
+    confirmation: Confirmation | None = None
+    cue_kind: CueKind | None = None
+    cue: str | None = None
+    ambiguous: dict[str, str] = Field(default_factory=dict)
+
+    # Added after logs were first written: left out while unset, so old events re-hash alike.
+    _added_later: ClassVar[tuple[str, ...]] = ("confirmation", "cue_kind", "cue", "ambiguous")
+
+
+class IntentRevised(PayloadModel):
+    """A new revision of the caller's request; every earlier revision loses authority."""
+
+    type: Literal["intent.revised"] = "intent.revised"
+    revision: int
+    action: Action
+    args: Args
+    heard: dict[str, str] = Field(default_factory=dict)
+    supersedes: int | None = None
+    understood_event_id: str
+
+
+UtterancePurpose = Literal[
+    "greeting",
+    "readback",
+    "reconfirm",
+    "acknowledge",
+    "clarify",
+    "answer",
+    "lookup",
+    "failure",
+    "receipt",
+    "refuse",
+    "goodbye",
+]
+
+
+class AgentUtterance(EvolvingPayload):
+    type: Literal["agent.utterance"] = "agent.utterance"
+    text: str
+    purpose: UtterancePurpose
+    duration_ms: int
+    proposal_id: str | None = None
+    # The retrieval the answer stood on; text keeps its [KB-N] markers, speech never says them.
+    retrieval_event_id: str | None = None
+
+    _added_later: ClassVar[tuple[str, ...]] = ("retrieval_event_id",)
+
+
+class AgentInterrupted(PayloadModel):
+    """The caller cut into agent speech; what they heard ends at heard_ms."""
+
+    type: Literal["agent.interrupted"] = "agent.interrupted"
+    utterance_event_id: str
+    cause_event_id: str
+    heard_ms: int
+    heard_text: str
+
+
+class InputRejected(PayloadModel):
+    """Input the lab refused, kept so that nothing the caller sent is silently lost."""
+
+    type: Literal["input.rejected"] = "input.rejected"
+    reason_kind: str
+    reason: str
+
+
+EndKind = Literal["completed", "abandoned", "caller_left", "error"]
+
+
+class RunEnded(PayloadModel):
+    type: Literal["run.ended"] = "run.ended"
+    reason_kind: EndKind
+    reason: str
