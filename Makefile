@@ -30,6 +30,7 @@ browser: $(CHROMIUM)
 # Before serving, record what the sandbox holds for any commit a crash left without an outcome.
 run: db
 	$(BIN)/python manage.py reconcileruns
+	$(BIN)/python manage.py seeddemo
 	$(BIN)/daphne -b 127.0.0.1 -p 8000 lab.asgi:application
 
 lint: install

@@ -33,7 +33,7 @@ from lab.grading.run_turns import grade_utterance
 from lab.runs.retrieval import tenant_constraints
 
 Record = Callable[[EventPayload], Awaitable[Event]]
-LAB_AGENT = "lab-scripted"
+LAB_AGENT = "demo-agent"
 
 
 class TurnAuditor:
