@@ -97,12 +97,15 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "template_partials",
+    # django-ninja's own swagger files, served from /static/ (the CSP allows no CDN).
+    "ninja",
     "lab.events",
     "lab.tools",
     "lab.web",
     "lab.reports",
     "lab.audit",
     "lab.accounts",
+    "lab.alerts",
 ]
 
 MIDDLEWARE = [
@@ -194,3 +197,27 @@ LAB_TTS_VARIATION = env_bool("LAB_TTS_VARIATION", False)
 # Start recognition once the trailing silence has lasted this long (0 = wait for the end);
 # the early result is used only if the caller stays silent until the end is declared.
 LAB_ASR_EARLY_MS = env_int("LAB_ASR_EARLY_MS", 200, minimum=0, maximum=5000)
+
+# Alert webhooks (lab.alerts): links in the payload start with LAB_PUBLIC_URL; the worker
+# (`manage.py runalerts`, started by `make run`) polls the outbox every LAB_ALERT_POLL_S.
+LAB_PUBLIC_URL = env_str("LAB_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+LAB_ALERT_POLL_S = env_float("LAB_ALERT_POLL_S", 1.0, minimum=0.05, maximum=60.0)
+LAB_ALERT_TIMEOUT_S = env_float("LAB_ALERT_TIMEOUT_S", 10.0, minimum=0.5, maximum=120.0)
+# A worker's claim on a message; past it, another worker (or a restarted one) sends it again.
+LAB_ALERT_LEASE_S = env_float("LAB_ALERT_LEASE_S", 60.0, minimum=1.0, maximum=3600.0)
+if LAB_ALERT_LEASE_S <= LAB_ALERT_TIMEOUT_S:
+    raise ImproperlyConfigured(
+        f"LAB_ALERT_LEASE_S={LAB_ALERT_LEASE_S:g} must exceed LAB_ALERT_TIMEOUT_S="
+        f"{LAB_ALERT_TIMEOUT_S:g}, or a slow endpoint's claim lapses mid-send and it is sent twice"
+    )
+LAB_ALERT_BACKOFF_BASE_S = env_float("LAB_ALERT_BACKOFF_BASE_S", 2.0, minimum=0.01, maximum=3600.0)
+LAB_ALERT_BACKOFF_CAP_S = env_float("LAB_ALERT_BACKOFF_CAP_S", 600.0, minimum=0.01, maximum=86400.0)
+LAB_ALERT_MAX_ATTEMPTS = env_int("LAB_ALERT_MAX_ATTEMPTS", 8, minimum=1, maximum=100)
+# A default endpoint for tenant demo, configured when the worker starts; both or neither.
+LAB_ALERT_WEBHOOK_URL = env_str("LAB_ALERT_WEBHOOK_URL", "")
+LAB_ALERT_WEBHOOK_SECRET = env_str("LAB_ALERT_WEBHOOK_SECRET", "")
+if bool(LAB_ALERT_WEBHOOK_URL) != bool(LAB_ALERT_WEBHOOK_SECRET):
+    raise ImproperlyConfigured(
+        "LAB_ALERT_WEBHOOK_URL and LAB_ALERT_WEBHOOK_SECRET go together: the receiver verifies "
+        "signatures with the secret, so set both (or neither)"
+    )

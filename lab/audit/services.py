@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from lab.alerts.outbox import enqueue_alerts
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditEntry
 from lab.events.models import Run
@@ -31,7 +32,9 @@ def audit_record(
     fields = _fields(entry, run=run, corrects=corrects)
     try:
         with transaction.atomic():
-            return AuditRecord.objects.create(**fields)
+            record = AuditRecord.objects.create(**fields)
+            _flagged_landed([record])
+            return record
     except IntegrityError:
         # Another writer stored the same entry first; anything else is a real error.
         existing = AuditRecord.objects.filter(content_key=fields["content_key"]).first()
@@ -52,7 +55,19 @@ def audit_records_store(entries: Sequence[AuditEntry], *, run: Run | None = None
             [AuditRecord(**row) for row in new.values()], ignore_conflicts=True
         )
         stored = before | _by_key(list(new))
+        _flagged_landed([stored[key] for key in new])
     return Stored(records=[stored[key] for key in keys], created=len(new))
+
+
+def _flagged_landed(records: Sequence[AuditRecord]) -> None:
+    """What a newly stored flag sets off, in the transaction that stores it.
+
+    A row a concurrent import won may be passed by both writers; each consumer is idempotent.
+    """
+    flagged = [r for r in records if r.flagged]
+    if not flagged:
+        return
+    enqueue_alerts(flagged)
 
 
 def _by_key(keys: list[str]) -> dict[str, AuditRecord]:
