@@ -34,10 +34,9 @@ from django.core.management import call_command  # noqa: E402
 
 from lab.events import store  # noqa: E402
 from lab.events.types import Channel, Mode, TurnLatency  # noqa: E402
-from lab.runs import voice  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
 from lab.scenarios.catalog import all_contracts  # noqa: E402
-from lab.speech import asr, tts  # noqa: E402
+from lab.speech import asr, service, tts  # noqa: E402
 from lab.web.management.commands.runscenarios import play_headless  # noqa: E402
 
 P95_LIMIT_MS = 1500
@@ -107,17 +106,17 @@ async def compare_levers(scenarios: list[str]) -> None:
     ]
     for label, overrides in levers:
         # Each configuration starts cold, so none inherits the phrases another one cached.
-        voice.sentence_pcm.cache_clear()
+        service.sentence_pcm.cache_clear()
         with configured(**overrides):
             turns = [t for s in scenarios for t in await play(s)]
         print(summarize(label, turns))
-    cached = voice.sentence_pcm
-    voice.sentence_pcm = functools.lru_cache(maxsize=0)(tts.synthesize)
+    cached = service.sentence_pcm
+    service.sentence_pcm = functools.lru_cache(maxsize=0)(tts.synthesize)
     try:
         turns = [t for s in scenarios for t in await play(s)]
         print(summarize("defaults without the phrase cache", turns))
     finally:
-        voice.sentence_pcm = cached
+        service.sentence_pcm = cached
     print(
         f"\nASR real-time factor (model time / audio): p50 {statistics.median(RTF):.2f}, "
         f"p95 {pct(RTF, 0.95):.2f} over {len(RTF)} segments"

@@ -1,15 +1,14 @@
 """The voice channel of a run: caller audio in (VAD → ASR), agent speech out (TTS), barge-in.
 
-Model work runs in one-thread executors, never on the event loop; each queue is bounded.
+Model work goes through lab/speech/service.py (in-process executors or speech workers), never
+on the event loop; each queue is bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -30,7 +29,7 @@ from lab.grading.grounding import strip_markers
 from lab.runs.log import RunClosed
 from lab.runs.pacing import AudioPacer
 from lab.runs.session import RunSession
-from lab.speech import asr, tts
+from lab.speech import asr, service, tts
 
 AGENT_AUDIO = 1
 STOP_AUDIO = 2
@@ -40,9 +39,6 @@ BYTES_PER_SECOND = 32000
 ASR_QUEUE = 2
 # How long the end of a call waits for a browser's report of the agent's last words.
 PLAYBACK_REPORT_WAIT_S = 3.0
-
-ASR_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
-TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
 
 SendBytes = Callable[[bytes], Awaitable[None]]
 
@@ -66,18 +62,6 @@ class AudioRejected(ValueError):
 def audio_message(kind: int, utterance_event_id: str, pcm: bytes = b"") -> bytes:
     """Server-to-browser binary frame: kind byte, 8-byte utterance id, then PCM16 16 kHz."""
     return bytes([kind]) + utterance_event_id.encode("ascii").ljust(ID_BYTES)[:ID_BYTES] + pcm
-
-
-@functools.lru_cache(maxsize=512)
-def sentence_pcm(sentence: str) -> bytes:
-    """One sentence of agent speech; cached, since the agent repeats its fixed phrases."""
-    return tts.synthesize(sentence)
-
-
-def warm_models() -> None:
-    """Load both models (about a second each) before the first caller waits on them."""
-    asr.load_model()
-    tts.load_voice()
 
 
 @dataclass
@@ -186,9 +170,7 @@ class VoiceLink:
         self.silent_frames += 1
         lead_ms = settings.LAB_ASR_EARLY_MS
         if lead_ms and self.early is None and self.silent_frames * FRAME_MS >= lead_ms:
-            loop = asyncio.get_running_loop()
-            pcm = self.endpointer.segment_pcm
-            self.early = loop.run_in_executor(ASR_EXECUTOR, asr.transcribe, pcm)
+            self.early = asyncio.ensure_future(service.recognize(self.endpointer.segment_pcm))
 
     def _pace(self) -> None:
         """Refuse audio arriving faster than real time (beyond a small burst)."""
@@ -218,14 +200,10 @@ class VoiceLink:
             await self._recognize_segments()
 
     async def _recognize_segments(self) -> None:
-        loop = asyncio.get_running_loop()
         while True:
             segment = await self.segments.get()
             async with self.session.working():
-                transcript = await (
-                    segment.early
-                    or loop.run_in_executor(ASR_EXECUTOR, asr.transcribe, segment.end.pcm)
-                )
+                transcript = await (segment.early or service.recognize(segment.end.pcm))
                 recognition_ms = round((self.session.now() - segment.ended_at) * 1000)
                 await self.session.record(
                     Transcribed(
@@ -260,7 +238,6 @@ class VoiceLink:
             await self.send(audio_message(STOP_AUDIO, event_id))
 
     async def _speak_forever(self) -> None:
-        loop = asyncio.get_running_loop()
         with contextlib.suppress(RunClosed):
             while True:
                 event = await self.utterances.get()
@@ -268,11 +245,11 @@ class VoiceLink:
                     # Cleared before working() ends, so its wake-up already sees the voice idle.
                     self.speaking = True
                     try:
-                        await self._speak(loop, event)
+                        await self._speak(event)
                     finally:
                         self.speaking = False
 
-    async def _speak(self, loop: asyncio.AbstractEventLoop, event: Event) -> None:
+    async def _speak(self, event: Event) -> None:
         timeline = self.session.timeline
         asked_at = self.session.now()
         start: float | None = None
@@ -280,7 +257,7 @@ class VoiceLink:
         if not isinstance(event.payload, AgentUtterance):
             return
         for sentence in tts.sentences(strip_markers(event.payload.text)):
-            pcm = await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, sentence)
+            pcm = await service.synthesize(sentence)
             if not timeline.holds(event.id):
                 return  # cut by a barge-in while it was being synthesized
             now = self.session.now()
@@ -345,8 +322,7 @@ class VoiceLink:
 
     async def speak_as_caller(self, text: str) -> None:
         """Say a scripted line into the same VAD → ASR path as a microphone, in real time."""
-        loop = asyncio.get_running_loop()
-        pcm = await loop.run_in_executor(TTS_EXECUTOR, tts.synthesize, text)
+        pcm = await service.synthesize(text)
         lead = bytes(BYTES_PER_SECOND * 3 // 10)
         tail = bytes(BYTES_PER_SECOND * (settings.LAB_VAD_END_SILENCE_MS + 400) // 1000)
         await self.send(audio_message(CALLER_AUDIO, "caller", pcm))

@@ -24,9 +24,9 @@ from lab.events.store import AppendRefused
 from lab.events.types import Channel, Event
 from lab.runs.lease import lease_holder_new, lease_release, lease_renew, lease_take
 from lab.runs.session import RunClosed, RunSession
-from lab.runs.voice import ASR_EXECUTOR, TTS_EXECUTOR, VoiceLink
+from lab.runs.voice import VoiceLink
 from lab.scenarios.contracts import Contract
-from lab.speech import asr, tts
+from lab.speech import service
 from lab.web.panel import (
     TEMPLATE,
     agent_state_fragment,
@@ -181,9 +181,7 @@ class LiveRun:
         self._started = True
         if not self.typed:
             await self.notify("Loading the speech models…", tone="info")
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(ASR_EXECUTOR, asr.load_model)
-            await loop.run_in_executor(TTS_EXECUTOR, tts.load_voice)
+            await service.warm()
             self.voice = VoiceLink(self.session, self._send_audio)
             await self.notify("Speech models ready.", tone="info")
         await self.guard(self.session.start())

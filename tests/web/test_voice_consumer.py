@@ -13,8 +13,9 @@ from lab.audio.frames import FRAME_BYTES, FRAME_MS, split_frames
 from lab.events import store
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
-from lab.runs.voice import AGENT_AUDIO, STOP_AUDIO, sentence_pcm
+from lab.runs.voice import AGENT_AUDIO, STOP_AUDIO
 from lab.speech import tts
+from lab.speech.service import sentence_pcm
 from tests.web.owners import owner_cookie
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
