@@ -4,14 +4,17 @@ WORKDIR /app
 RUN python -m venv /venv
 COPY pyproject.toml ./
 COPY lab ./lab
-RUN /venv/bin/pip install --no-cache-dir .
+# The PostgreSQL extra (psycopg and its pool): compose.yaml runs the lab on PostgreSQL.
+RUN /venv/bin/pip install --no-cache-dir '.[postgres]'
 
 FROM python:3.11-slim
 RUN useradd --create-home lab
 WORKDIR /app
 COPY --from=build /venv /venv
 COPY . .
-# Out of the box the container answers only to loopback names (docker run -p 127.0.0.1:8000:8000).
+# Alone (docker run), the container serves on its own SQLite file; compose.yaml runs the
+# scaled-out topology from this image. Out of the box the container answers only to loopback
+# names (docker run -p 127.0.0.1:8000:8000).
 # To serve it to others, set LAB_ALLOWED_HOSTS to their host names and LAB_SECRET_KEY to a long
 # random value: with other hosts and the built-in key, the lab refuses to start.
 ENV PATH=/venv/bin:$PATH LAB_STATE_DIR=/home/lab/state
