@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from lab.events.vocabulary import (
+    EvolvingPayload,
     PayloadModel,
 )
+
+TranscriptSignal = Literal["complete", "incomplete", "unknown"]
 
 
 class SpeechStarted(PayloadModel):
@@ -45,7 +48,36 @@ class AgentAudioPlayed(PayloadModel):
     total_ms: int
 
 
-class TurnLatency(PayloadModel):
+class TurnCandidate(PayloadModel):
+    """A short silence after caller speech: the turn may have ended, so it is decided now."""
+
+    type: Literal["turn.candidate"] = "turn.candidate"
+    stream_ms: int
+    silence_ms: int
+
+
+class TurnDecided(PayloadModel):
+    """One decision on a candidate: the turn is complete (the agent answers) or not yet."""
+
+    type: Literal["turn.decided"] = "turn.decided"
+    candidate_event_id: str
+    complete: bool
+    model: str | None
+    model_probability: float | None
+    transcript_signal: TranscriptSignal
+    silence_ms: int
+    reason: str
+
+
+class SpeculationDiscarded(PayloadModel):
+    """The reply prepared at a candidate was thrown away: the caller went on speaking."""
+
+    type: Literal["turn.speculation_discarded"] = "turn.speculation_discarded"
+    candidate_event_id: str
+    reason: str
+
+
+class TurnLatency(EvolvingPayload):
     """The latency chain of one voice turn, each step in milliseconds."""
 
     type: Literal["turn.latency"] = "turn.latency"
@@ -55,3 +87,16 @@ class TurnLatency(PayloadModel):
     agent_ms: int
     synthesis_ms: int
     total_ms: int
+    # Candidate → decided, and the silence the decision had heard when it was made.
+    decision_ms: int = 0
+    candidate_silence_ms: int = 0
+    # Recognition left after the decision (the rest ran while the caller spoke or paused).
+    recognition_tail_ms: int = 0
+    speculative: bool = False
+
+    _added_later: ClassVar[tuple[str, ...]] = (
+        "decision_ms",
+        "candidate_silence_ms",
+        "recognition_tail_ms",
+        "speculative",
+    )

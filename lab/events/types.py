@@ -39,9 +39,13 @@ from lab.events.grounding_events import (
 from lab.events.speech_events import (
     AgentAudioPlayed,
     AgentAudioStarted,
+    SpeculationDiscarded,
     SpeechEnded,
     SpeechStarted,
     Transcribed,
+    TranscriptSignal,
+    TurnCandidate,
+    TurnDecided,
     TurnLatency,
 )
 from lab.events.tool_events import (
@@ -116,9 +120,13 @@ __all__ = [
     "RetrievalDone",
     "RunEnded",
     "RunStarted",
+    "SpeculationDiscarded",
     "SpeechEnded",
     "SpeechStarted",
     "Transcribed",
+    "TranscriptSignal",
+    "TurnCandidate",
+    "TurnDecided",
     "TurnGraded",
     "TurnGrounding",
     "TurnLatency",
@@ -154,6 +162,9 @@ EventPayload = Annotated[
     | AgentAudioStarted
     | AgentAudioPlayed
     | TurnLatency
+    | TurnCandidate
+    | TurnDecided
+    | SpeculationDiscarded
     | RetrievalDone
     | CitationBlocked
     | TurnGraded
