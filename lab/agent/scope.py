@@ -53,7 +53,10 @@ _BUSINESS_FACT = re.compile(
 _ABOUT_THE_BUSINESS = re.compile(
     r"\b(?:are you open|(?:do|will) you (?:open|close)|open(?:ing)? (?:hours|times)"
     r"|what time do you (?:open|close)|closing time|hours|prices?|costs?"
-    r"|how much (?:is|does|do|are)|policy|policies)\b"
+    r"|how much (?:is|does|do|are)|policy|policies"
+    # A question about what would happen ("if I cancel") asks for the policy, not for the act.
+    r"|if (?:i|we) (?:cancel|reschedule|change|move|miss|skip|don't (?:show|come|turn up))"
+    r"|if (?:i'm|i am|we're|we are|i'm running|i run) late)\b"
 )
 _QUESTION = re.compile(
     r"^(?:so |and |but |um |uh |oh |ok |okay |also |yes |yeah |sorry |and )*"

@@ -453,3 +453,34 @@ def test_any_text_is_understood_with_each_value_traced_to_its_fragment(text: str
     assert set(understood.args) <= set(allowed)
     if understood.args:
         assert understood.kind in (REQUEST, CORRECTION)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can I get my money back if I cancel?",
+        "What happens if I cancel?",
+        "Do you give refunds if I reschedule?",
+        "Is there a fee if I'm late?",
+        "What happens if I don't show up?",
+    ],
+)
+def test_asking_what_would_happen_if_is_a_policy_question_not_a_request_or_a_no(text: str) -> None:
+    understood = understand(text)
+    assert (understood.kind, understood.action) == (UnderstandingKind.QUESTION, None)
+    assert understood.cue_kind == "business_fact" and understood.args == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "action"),
+    [
+        ("Can I get a refund for order 4512?", REQUEST, REFUND),
+        ("I want my money back", REQUEST, REFUND),
+        ("Can I cancel?", DECLINE, None),
+    ],
+)
+def test_the_act_itself_is_still_asked_for_or_declined(
+    text: str, kind: UnderstandingKind, action: Action | None
+) -> None:
+    understood = understand(text)
+    assert (understood.kind, understood.action) == (kind, action)
