@@ -100,3 +100,21 @@ class TurnLatency(EvolvingPayload):
         "recognition_tail_ms",
         "speculative",
     )
+
+
+class CallerBackchannel(PayloadModel):
+    """A short acknowledgement ("mm-hmm") said over agent speech: the agent went on."""
+
+    type: Literal["caller.backchannel"] = "caller.backchannel"
+    text: str
+    during_utterance_event_id: str
+    reason: str
+
+
+class EchoIgnored(PayloadModel):
+    """Speech the mic picked up that matched the agent's own audio: no barge-in."""
+
+    type: Literal["voice.echo_ignored"] = "voice.echo_ignored"
+    during_utterance_event_id: str
+    score: float
+    reason: str

@@ -39,6 +39,8 @@ from lab.events.grounding_events import (
 from lab.events.speech_events import (
     AgentAudioPlayed,
     AgentAudioStarted,
+    CallerBackchannel,
+    EchoIgnored,
     SpeculationDiscarded,
     SpeechEnded,
     SpeechStarted,
@@ -86,6 +88,7 @@ __all__ = [
     "AgentInterrupted",
     "AgentUtterance",
     "Args",
+    "CallerBackchannel",
     "CallerSource",
     "CallerUnderstood",
     "CallerUtterance",
@@ -99,6 +102,7 @@ __all__ = [
     "CommitUncertain",
     "Confirmation",
     "CueKind",
+    "EchoIgnored",
     "EndKind",
     "Event",
     "EventPayload",
@@ -165,6 +169,8 @@ EventPayload = Annotated[
     | TurnCandidate
     | TurnDecided
     | SpeculationDiscarded
+    | CallerBackchannel
+    | EchoIgnored
     | RetrievalDone
     | CitationBlocked
     | TurnGraded
