@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 
 
@@ -26,6 +27,14 @@ class Run(models.Model):
     # (lab/runs/ownership.py), and of the read-only share link's token once one exists.
     owner_hash = models.CharField(max_length=64)
     share_hash = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    # A signed-in starter also owns the run, so it follows them to any browser they sign in from.
+    owner_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="runs",
+    )
     # The driver lease (lab/runs/lease.py): which live session may append, and until when
     # others must wait before taking over. The holder is fenced on every append.
     driver_token = models.CharField(max_length=64, blank=True, default="")

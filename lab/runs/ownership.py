@@ -1,7 +1,9 @@
-"""Who may see and drive a run: the browser session that started it, or a share link.
+"""Who may see and drive a run: the browser session or signed-in user that started it, or a
+share link.
 
 A run stores only SHA-256 digests: of its owner's token (kept in the owner's Django session,
-so it survives a session key rotation such as a later login) and of its share link's token.
+so it survives a session key rotation such as a later login) and of its share link's token;
+a run a signed-in user starts also names the user, so any session they sign in to owns it.
 Unknown and forbidden runs look the same to a caller: both are None here, 404 outside.
 """
 
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from lab.events.models import Run
 
@@ -27,10 +29,12 @@ class Access(StrEnum):
 
 @dataclass(frozen=True)
 class Viewer:
-    """What a request or socket presents: the owner token of its session, a share token."""
+    """What a request or socket presents: the owner token and signed-in user of its session,
+    a share token."""
 
     owner_token: str | None = None
     share_token: str | None = None
+    user_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -65,17 +69,28 @@ def run_access(*, viewer: Viewer, run_id: str | None = None) -> RunAccess | None
             shared = shared.filter(pk=run_id)
         run = shared.first()
         return RunAccess(run, Access.SHARED) if run else None
-    if viewer.owner_token and run_id is not None:
-        owned = Run.objects.filter(pk=run_id, owner_hash=token_digest(viewer.owner_token)).first()
+    if run_id is not None:
+        owned = runs_owned(viewer.owner_token, viewer.user_id).filter(pk=run_id).first()
         return RunAccess(owned, Access.OWNER) if owned else None
     return None
 
 
-def runs_owned(owner_token: str | None) -> QuerySet[Run]:
-    """The owner's runs, newest first; nothing for a viewer without an owner token."""
-    if not owner_token:
+def runs_owned(owner_token: str | None, user_id: int | None = None) -> QuerySet[Run]:
+    """The runs of the session's owner token or of its signed-in user, newest first."""
+    mine = Q()
+    if owner_token:
+        mine |= Q(owner_hash=token_digest(owner_token))
+    if user_id is not None:
+        mine |= Q(owner_user_id=user_id)
+    if not mine:
         return Run.objects.none()
-    return Run.objects.filter(owner_hash=token_digest(owner_token)).order_by("-created_at")
+    return Run.objects.filter(mine).order_by("-created_at")
+
+
+def owner_user_set(*, run: Run, user_id: int) -> None:
+    """The signed-in user who started the run owns it too, from any session."""
+    Run.objects.filter(pk=run.pk).update(owner_user_id=user_id)
+    run.owner_user_id = user_id
 
 
 def share_link_create(*, run: Run) -> str:

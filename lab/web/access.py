@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from django.conf import settings
+from django.contrib.auth import get_user
 from django.contrib.sessions.backends.base import SessionBase
 from django.http import Http404, HttpRequest
 
@@ -20,10 +22,25 @@ from lab.runs.ownership import (
 NOT_FOUND = "There is no run with this id."
 
 
-def _viewer(session: SessionBase | None, kwargs: dict[str, Any]) -> Viewer:
+def user_id_of(session: SessionBase | None) -> int | None:
+    """The signed-in user of a session (checked as Django's auth checks it), or None."""
+    if session is None:
+        return None
+    user = get_user(cast(HttpRequest, SimpleNamespace(session=session)))
+    return user.pk if user.is_authenticated else None
+
+
+def user_id_for(request: HttpRequest) -> int | None:
+    """The request's signed-in user (AuthenticationMiddleware has already looked), or None."""
+    user = getattr(request, "user", None)
+    return user.pk if user is not None and user.is_authenticated else None
+
+
+def _viewer(session: SessionBase | None, kwargs: dict[str, Any], user_id: int | None) -> Viewer:
     return Viewer(
         owner_token=session.get(OWNER_SESSION_KEY) if session is not None else None,
         share_token=kwargs.get("share"),
+        user_id=user_id,
     )
 
 
@@ -31,7 +48,8 @@ def run_for_request(request: HttpRequest, run_id: object = None) -> RunAccess:
     """The run a page asks for, seen through its session or its share link; 404 otherwise."""
     kwargs = request.resolver_match.kwargs if request.resolver_match else {}
     access = run_access(
-        viewer=_viewer(request.session, kwargs), run_id=str(run_id) if run_id else None
+        viewer=_viewer(request.session, kwargs, user_id_for(request)),
+        run_id=str(run_id) if run_id else None,
     )
     if access is None:
         # Someone else's run and no run at all look the same.
@@ -43,8 +61,10 @@ def run_for_scope(scope: dict[str, Any]) -> RunAccess | None:
     """The same check for a WebSocket (sync: it reads the session and the run)."""
     kwargs = scope["url_route"]["kwargs"]
     run_id = kwargs.get("run_id")
+    session = scope.get("session")
     return run_access(
-        viewer=_viewer(scope.get("session"), kwargs), run_id=str(run_id) if run_id else None
+        viewer=_viewer(session, kwargs, user_id_of(session)),
+        run_id=str(run_id) if run_id else None,
     )
 
 

@@ -16,12 +16,18 @@ from pydantic import BaseModel, ValidationError
 
 from lab.events import store
 from lab.events.types import Channel, Mode
-from lab.runs.ownership import Access, RunAccess, runs_owned, share_link_create
+from lab.runs.ownership import (
+    Access,
+    RunAccess,
+    owner_user_set,
+    runs_owned,
+    share_link_create,
+)
 from lab.runs.services import run_start
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
 from lab.scenarios.contracts import Contract
 from lab.web import report_views
-from lab.web.access import owner_token_ensure, owner_token_of, run_for_request
+from lab.web.access import owner_token_ensure, owner_token_of, run_for_request, user_id_for
 from lab.web.panel import TEMPLATE, panel_context
 
 
@@ -34,7 +40,7 @@ class RunForm(BaseModel):
 
 @require_safe
 def index(request: HttpRequest) -> HttpResponse:
-    recent = runs_owned(owner_token_of(request))[:10]
+    recent = runs_owned(owner_token_of(request), user_id_for(request))[:10]
     return render(request, "web/index.html", {"contracts": _picker_contracts(), "recent": recent})
 
 
@@ -61,6 +67,9 @@ def run_create(request: HttpRequest) -> HttpResponse:
         owner_token=owner_token_ensure(request),
         ungrounded=form.ungrounded,
     )
+    user_id = user_id_for(request)
+    if user_id is not None:
+        owner_user_set(run=run, user_id=user_id)
     return redirect("run_page", run_id=run.id)
 
 
