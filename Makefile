@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint typecheck install db browser bench clean
+.PHONY: run test lint typecheck install db browser bench clean cluster install-postgres test-scaled
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -16,6 +16,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 install: $(STAMP)
+
+PG_STAMP := $(VENV)/.installed-postgres
+$(PG_STAMP): pyproject.toml | $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,postgres]'
+	touch $(PG_STAMP)
+
+install-postgres: $(PG_STAMP)
 
 # The README's headless commands use the lab's own database, so both commands prepare it.
 db: install
@@ -32,6 +39,19 @@ run: db
 	$(BIN)/python manage.py reconcileruns
 	$(BIN)/python manage.py seeddemo
 	$(BIN)/daphne -b 127.0.0.1 -p 8000 lab.asgi:application
+
+# The scaled-out topology on loopback: PostgreSQL and Redis from Debian (installed when missing),
+# migrate, CLUSTER_WEB daphne processes behind nginx on CLUSTER_PORT, CLUSTER_SPEECH speech workers.
+cluster: install-postgres
+	$(BIN)/python -m lab.cluster
+
+# The part of the suite that touches storage, sessions and the channel layer, on a throwaway
+# PostgreSQL + Redis, and the multi-process tests (tests/cluster). .ci/run runs it after `make test`.
+SCALED_TESTS ?= tests/events tests/runs tests/tools tests/audit tests/config tests/accounts \
+	tests/web/test_consumer.py tests/web/test_live_sockets.py tests/web/test_lease_processes.py \
+	tests/web/test_ownership.py tests/cluster
+test-scaled: install-postgres
+	$(BIN)/python -m lab.cluster backing -- $(BIN)/python -m pytest -m "not browser" $(SCALED_TESTS)
 
 lint: install
 	$(BIN)/ruff check .

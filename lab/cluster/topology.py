@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import sys
@@ -134,7 +135,7 @@ class Lab(contextlib.AbstractContextManager["Lab"]):
                 webs.append((self._start(f"web-{number}", argv, env), port))
                 self.web_ports.append(port)
             for child, port in webs:
-                child.wait_ready(lambda port=port: port_open(port), WEB_READY_S)
+                child.wait_ready(functools.partial(port_open, port), WEB_READY_S)
             for child in self.children:
                 if not child.alive():
                     raise ClusterError(f"{child.name} exited:\n{child.tail()}")
