@@ -52,6 +52,8 @@ def tenant_get(slug: str) -> Tenant:
 
 def tenant_ensure(slug: str, name: str = "") -> tuple[Tenant, bool]:
     """The tenant with this slug, created when missing (an existing one is left as it is)."""
+    if len(name.strip()) > 200:
+        raise ValueError("a tenant name has at most 200 characters")
     return Tenant.objects.get_or_create(slug=slug_check(slug), defaults={"name": name.strip()})
 
 

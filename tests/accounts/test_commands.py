@@ -114,9 +114,19 @@ def test_createtoken_prints_only_the_token_and_revoketoken_ends_it():
         run("revoketoken", raw[:12])
 
 
-def test_createtoken_refuses_an_unknown_user():
+def test_createtoken_refuses_an_unknown_user_or_a_long_name():
     with pytest.raises(CommandError, match="no user 'ghost'"):
         run("createtoken", "ghost")
+    User.objects.create_user("alice")
+    with pytest.raises(CommandError, match="at most 100"):
+        run("createtoken", "alice", "--name", "n" * 101)
+    assert not ApiToken.objects.exists()
+
+
+def test_createtenant_refuses_a_long_name():
+    with pytest.raises(CommandError, match="at most 200"):
+        run("createtenant", "acme", "--name", "n" * 201)
+    assert not Tenant.objects.exists()
 
 
 def test_seeddemo_is_idempotent_and_each_password_replaces_the_last():
