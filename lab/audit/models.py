@@ -59,6 +59,11 @@ class AuditRecord(models.Model):
             models.Index(fields=["tenant", "-id"], name="audit_tenant_newest"),
             models.Index(fields=["tenant", "flagged", "-id"], name="audit_tenant_flagged"),
             models.Index(fields=["tenant", "call_id", "turn_id"], name="audit_turn"),
+            # Covers the tenant rollup (lab.api.rollup): a day's range, grouped, read from the index.
+            models.Index(
+                fields=["tenant", "graded_at", "agent", "verdict", "grounding_verdict"],
+                name="audit_tenant_graded",
+            ),
         ]
 
     def __str__(self) -> str:
