@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+from django.templatetags.static import static
 from django.urls import path
+from django.views.generic import RedirectView
 
 from lab.web import grade_views, report_views, views
 
 urlpatterns = [
     path("", views.index, name="index"),
+    # Browsers ask for /favicon.ico whatever the page links; the icon is a static SVG.
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("runs/", views.run_create, name="run_create"),
     path("runs/<uuid:run_id>/", views.run_page, name="run_page"),
     path("runs/<uuid:run_id>/events.json", views.run_events_json, name="run_events_json"),

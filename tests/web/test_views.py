@@ -102,3 +102,9 @@ def test_a_head_request_to_a_page_is_answered_like_its_get(client):
     head = client.head("/")
     assert head.status_code == 200
     assert head.content == b""
+
+
+def test_the_site_has_an_icon_where_browsers_look_for_it(client):
+    moved = client.get("/favicon.ico")
+    assert moved.status_code == 301 and moved["Location"].endswith("/static/favicon.svg")
+    assert 'rel="icon"' in client.get("/").content.decode()
