@@ -1,9 +1,99 @@
-"""Barge-in: whether caller speech during agent audio interrupts it (first version: always)."""
+"""Barge-in: what caller speech over the agent's audio does (interrupt, backchannel or echo).
+
+Speech that starts while the agent is audible does not cut it at once. It interrupts as soon as
+it proves to be the caller taking the floor: longer than an acknowledgement, not the agent's own
+voice coming back through the mic, or a transcript with content. A short acknowledgement
+("mm-hmm") is recorded as caller.backchannel and never reaches the agent; echo is recorded as
+voice.echo_ignored. Unguarded runs keep the naive habit: any caller speech that is not echo cuts
+the agent, and every transcript reaches it.
+"""
 
 from __future__ import annotations
 
-from lab.events.types import Event
-from lab.runs.session import RunSession
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lab.agent.backchannel import MAX_VOICED_MS, is_backchannel
+from lab.audio.echo import (
+    HOP_MS,
+    MAX_LAG_MS,
+    NO_MATCH,
+    EchoMatch,
+    Envelope,
+    echo_match,
+    envelope,
+)
+from lab.audio.frames import FRAME_MS
+from lab.events.types import CallerBackchannel, EchoIgnored, Event, Mode
+from lab.runs.log import RunClosed
+
+if TYPE_CHECKING:
+    from lab.runs.session import RunSession
+
+BYTES_PER_SECOND = 32000
+# The echo check looks at the last ECHO_WINDOW_MS of the caller's speech, first once
+# ECHO_FIRST_MS of it is voiced, then again every ECHO_EVERY_MS.
+ECHO_WINDOW_MS = 500
+ECHO_FIRST_MS = 200
+ECHO_EVERY_MS = 100
+# How much mic and agent audio is kept: a segment's voiced length and a few echo windows.
+KEEP_S = 20.0
+# A turn's start (TT's segment) may include the VAD pre-roll before the speech start.
+START_SLACK_MS = 500
+_HOPS_PER_FRAME = FRAME_MS // HOP_MS
+
+
+@dataclass
+class Overlap:
+    """Caller speech that began while the agent was audible, not yet judged."""
+
+    started: Event
+    stream_ms: int
+    utterance_id: str
+    voiced_ms: int = 0
+    next_check_ms: int = ECHO_FIRST_MS
+    echo: EchoMatch | None = None
+    echo_recorded: bool = False
+    interrupted: bool = False
+
+
+class Playout:
+    """The agent audio the caller's player plays: each chunk after the one before it."""
+
+    def __init__(self) -> None:
+        self.chunks: deque[tuple[float, Envelope]] = deque()
+        self.end = 0.0
+
+    def add(self, pcm: bytes, sent_at: float) -> None:
+        start = max(sent_at, self.end)
+        self.chunks.append((start, envelope(pcm)))
+        self.end = start + len(pcm) / BYTES_PER_SECOND
+        while self.chunks and self.chunks[0][0] + KEEP_S < start:
+            self.chunks.popleft()
+
+    def stop(self, at: float) -> None:
+        """A cut: the player drops what it had not played yet."""
+        kept: deque[tuple[float, Envelope]] = deque()
+        for start, env in self.chunks:
+            if start < at:
+                kept.append((start, env[: max(0, round((at - start) * 1000 / HOP_MS))]))
+        self.chunks, self.end = kept, min(self.end, at)
+
+    def between(self, start: float, hops: int) -> Envelope:
+        """The agent's envelope from `start`, `hops` 10 ms hops of it (zero where silent)."""
+        out = np.zeros(hops)
+        for chunk_start, env in self.chunks:
+            offset = round((chunk_start - start) * 1000 / HOP_MS)
+            lo, hi = max(0, offset), min(hops, offset + len(env))
+            if lo < hi:
+                out[lo:hi] = env[lo - offset : hi - offset]
+        return out
 
 
 class BargeIn:
@@ -11,17 +101,163 @@ class BargeIn:
 
     def __init__(self, session: RunSession) -> None:
         self.session = session
+        self.guarded = session.run.mode == Mode.GUARDED
+        # Guarded, speech this long is an interruption; unguarded, whatever is not echo.
+        self.bound_ms = MAX_VOICED_MS if self.guarded else ECHO_FIRST_MS
+        self.overlaps: list[Overlap] = []
+        self.playout = Playout()
+        frames = round(KEEP_S * 1000 / FRAME_MS)
+        self.mic: deque[tuple[int, bool, Envelope]] = deque(maxlen=frames)
+        # Loop time of stream position 0: the earliest arrival seen is the least delayed one.
+        self.mic_origin = float("inf")
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # -- the hooks ------------------------------------------------------------------------------
 
     async def speech_started(self, started: Event, stream_ms: int) -> None:
-        """Caller speech began: today it stops the agent's audio at once."""
-        await self.session.interrupt(cause_event_id=started.id, at=self.session.now())
+        """Caller speech began: while the agent is audible, judge it before cutting."""
+        utterance_id = playing_utterance(self.session)
+        old = stream_ms - KEEP_S * 1000
+        self.overlaps = [o for o in self.overlaps if o.stream_ms >= old]
+        if utterance_id is None:
+            return
+        self.overlaps.append(Overlap(started, stream_ms, utterance_id))
+        # Frames before the start was declared are voiced speech of this overlap too.
+        overlap = self.overlaps[-1]
+        overlap.voiced_ms = sum(
+            FRAME_MS for ms, voiced, _ in self.mic if voiced and ms >= stream_ms
+        )
+        self._judge(overlap)
 
     def frame(self, frame_pcm: bytes, voiced: bool, stream_ms: int) -> None:
-        """One caller frame after VAD."""
+        """One caller frame after VAD: count voiced speech over the agent and check for echo."""
+        self.mic_origin = min(self.mic_origin, self.session.now() - stream_ms / 1000)
+        self.mic.append((stream_ms, voiced, envelope(frame_pcm)))
+        if not self.overlaps:
+            return
+        overlap = self.overlaps[-1]
+        if voiced and stream_ms >= overlap.stream_ms:
+            overlap.voiced_ms += FRAME_MS
+            self._judge(overlap)
 
     async def absorbs(self, text: str, segment_start_ms: int, segment_end_ms: int) -> bool:
         """Whether a decided turn's transcript is a backchannel or echo, kept from the agent."""
+        mine = [
+            o
+            for o in self.overlaps
+            if segment_start_ms - START_SLACK_MS <= o.stream_ms <= segment_end_ms
+        ]
+        if not mine:
+            return False
+        self.overlaps = [o for o in self.overlaps if o not in mine]
+        if any(o.interrupted for o in mine):
+            return False
+        if all(o.echo_recorded and o.echo is not None and o.echo.is_echo for o in mine):
+            return True
+        voiced_ms = sum(o.voiced_ms for o in mine)
+        if self.guarded and voiced_ms <= self.bound_ms and is_backchannel(text):
+            await record_backchannel(
+                self.session,
+                text,
+                mine[0].utterance_id,
+                reason=f"an acknowledgement of {voiced_ms} ms voiced over the agent's speech",
+            )
+            return True
+        await self._interrupt(mine[0])
         return False
 
     def agent_audio(self, utterance_event_id: str, pcm: bytes, sent_at: float) -> None:
-        """Agent audio left for the caller."""
+        """Agent audio left for the caller: the reference the mic is compared with."""
+        self.playout.add(pcm, sent_at)
+
+    async def settled(self) -> None:
+        """Wait for the interruptions and records the frames started."""
+        while self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    # -- judging ----------------------------------------------------------------------------------
+
+    def _judge(self, overlap: Overlap) -> None:
+        if overlap.interrupted:
+            return
+        if overlap.voiced_ms >= overlap.next_check_ms:
+            overlap.next_check_ms = overlap.voiced_ms + ECHO_EVERY_MS
+            was_echo = overlap.echo is not None and overlap.echo.is_echo
+            overlap.echo = self._echo_match()
+            if overlap.echo.is_echo and not overlap.echo_recorded:
+                overlap.echo_recorded = True
+                self._spawn(self._record_echo(overlap, overlap.echo))
+            elif was_echo and not overlap.echo.is_echo:
+                # The caller started talking over the agent's echo.
+                self._spawn(self._interrupt(overlap))
+                return
+        echo = overlap.echo is not None and overlap.echo.is_echo
+        if overlap.voiced_ms > self.bound_ms and not echo:
+            self._spawn(self._interrupt(overlap))
+
+    def _echo_match(self) -> EchoMatch:
+        """The last ECHO_WINDOW_MS of mic audio against what the agent played then."""
+        frames = list(self.mic)[-(ECHO_WINDOW_MS // FRAME_MS) :]
+        if not frames or not self.playout.chunks:
+            return NO_MATCH
+        mic = np.concatenate([env for _, _, env in frames])
+        first_at = self.mic_origin + frames[0][0] / 1000
+        lag_hops = MAX_LAG_MS // HOP_MS
+        reference = self.playout.between(first_at - MAX_LAG_MS / 1000, len(mic) + lag_hops)
+        return echo_match(mic, reference)
+
+    # -- acting ---------------------------------------------------------------------------------
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _interrupt(self, overlap: Overlap) -> None:
+        if overlap.interrupted:
+            return
+        overlap.interrupted = True
+        now = self.session.now()
+        self.playout.stop(now)
+        with contextlib.suppress(RunClosed):
+            await self.session.interrupt(cause_event_id=overlap.started.id, at=now)
+
+    async def _record_echo(self, overlap: Overlap, match: EchoMatch) -> None:
+        with contextlib.suppress(RunClosed):
+            await self.session.record(
+                EchoIgnored(
+                    during_utterance_event_id=overlap.utterance_id,
+                    score=match.score,
+                    reason=(
+                        f"the mic matched the agent's audio {match.lag_ms} ms later "
+                        f"(correlation {match.score:.2f}, {match.residual:.0%} left over)"
+                    ),
+                )
+            )
+
+
+def playing_utterance(session: RunSession) -> str | None:
+    """The agent utterance playing (or queued to play) now, if any."""
+    now = session.now()
+    return next((item.event_id for item in session.timeline.queue if item.end > now), None)
+
+
+async def record_backchannel(
+    session: RunSession, text: str, utterance_id: str, *, reason: str
+) -> None:
+    """Record an acknowledgement the agent talked on through."""
+    with contextlib.suppress(RunClosed):
+        await session.record(
+            CallerBackchannel(text=text, during_utterance_event_id=utterance_id, reason=reason)
+        )
+
+
+async def typed_backchannel(session: RunSession, text: str) -> bool:
+    """A typed line while the agent speaks: an acknowledgement is kept from the agent (guarded)."""
+    playing = playing_utterance(session)
+    if session.run.mode != Mode.GUARDED or playing is None or not is_backchannel(text):
+        return False
+    await record_backchannel(
+        session, text, playing, reason="an acknowledgement typed over the agent's speech"
+    )
+    return True

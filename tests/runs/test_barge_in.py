@@ -1,0 +1,162 @@
+"""BargeIn on a stand-in session: backchannels, echo, and real interruptions over agent speech."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lab.audio.frames import FRAME_MS, split_frames
+from lab.events.types import CallerBackchannel, EchoIgnored, Event, Mode
+from lab.runs.barge_in import BargeIn, typed_backchannel
+from lab.runs.speech import SpeechTimeline
+from tests.audio.speechlike import delayed, pcm, speechlike
+
+SILENT = bytes(640)
+
+
+@dataclass
+class Session:
+    """What BargeIn reads and calls of a RunSession, on a clock the test moves."""
+
+    mode: Mode = Mode.GUARDED
+    clock: float = 100.0
+    timeline: SpeechTimeline = field(default_factory=SpeechTimeline)
+    recorded: list[object] = field(default_factory=list)
+    interrupts: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.run = SimpleNamespace(mode=self.mode)
+        self.timeline.enqueue(
+            event_id="utt-1",
+            text="I have Tuesday at nine.",
+            seconds=5.0,
+            now=self.clock,
+            proposal_id="p-1",
+        )
+
+    def now(self) -> float:
+        return self.clock
+
+    async def record(self, payload: object) -> object:
+        self.recorded.append(payload)
+        return payload
+
+    async def interrupt(self, *, cause_event_id: str, at: float) -> None:
+        self.interrupts.append(cause_event_id)
+        self.timeline.cut(at)
+
+
+def started(event_id: str = "ev-start") -> Event:
+    return SimpleNamespace(id=event_id)  # type: ignore[return-value]
+
+
+async def speak(barge: BargeIn, session: Session, mic: bytes, *, voiced_ms: int) -> None:
+    """Feed mic PCM frame by frame: the first `voiced_ms` are voiced, speech starts at once."""
+    for index, frame in enumerate(split_frames(mic)):
+        stream_ms = 1000 + index * FRAME_MS
+        voiced = index * FRAME_MS < voiced_ms
+        barge.frame(frame.pcm, voiced, stream_ms)
+        if index == 2:
+            await barge.speech_started(started(), 1000)
+        session.clock += FRAME_MS / 1000
+        await asyncio.sleep(0)
+    await barge.settled()
+
+
+def kinds(session: Session) -> list[type]:
+    return [type(p) for p in session.recorded]
+
+
+async def test_an_acknowledgement_over_the_agent_is_a_backchannel_and_never_cuts_it() -> None:
+    session = Session()
+    barge = BargeIn(session)  # type: ignore[arg-type]
+    await speak(barge, session, bytes(640 * 30), voiced_ms=600)
+    assert session.interrupts == []
+    assert await barge.absorbs("Mm-hmm.", 940, 1600) is True
+    assert session.interrupts == [] and session.timeline.holds("utt-1")
+    [backchannel] = session.recorded
+    assert isinstance(backchannel, CallerBackchannel)
+    assert (backchannel.text, backchannel.during_utterance_event_id) == ("Mm-hmm.", "utt-1")
+
+
+@pytest.mark.parametrize("text", ["No.", "Friday.", "Wait."])
+async def test_a_short_line_with_content_interrupts_once_its_transcript_is_known(text) -> None:
+    session = Session()
+    barge = BargeIn(session)  # type: ignore[arg-type]
+    await speak(barge, session, bytes(640 * 25), voiced_ms=420)
+    assert session.interrupts == []
+    assert await barge.absorbs(text, 940, 1500) is False
+    assert session.interrupts == ["ev-start"]
+    assert not session.recorded
+
+
+async def test_speech_longer_than_a_backchannel_interrupts_before_any_transcript() -> None:
+    session = Session()
+    barge = BargeIn(session)  # type: ignore[arg-type]
+    await speak(barge, session, bytes(640 * 40), voiced_ms=760)
+    assert session.interrupts == ["ev-start"]
+    assert await barge.absorbs("Okay okay.", 940, 1800) is False
+    assert session.interrupts == ["ev-start"]
+
+
+async def test_unguarded_any_speech_over_the_agent_cuts_it_and_reaches_it() -> None:
+    session = Session(mode=Mode.UNGUARDED)
+    barge = BargeIn(session)  # type: ignore[arg-type]
+    await speak(barge, session, bytes(640 * 30), voiced_ms=600)
+    assert session.interrupts == ["ev-start"]
+    assert await barge.absorbs("Mm-hmm.", 940, 1600) is False
+    assert not session.recorded
+
+
+async def test_speech_while_the_agent_is_silent_is_left_alone() -> None:
+    session = Session()
+    session.clock += 10  # the utterance has played out
+    barge = BargeIn(session)  # type: ignore[arg-type]
+    await speak(barge, session, bytes(640 * 40), voiced_ms=760)
+    assert session.interrupts == []
+    assert await barge.absorbs("Mm-hmm.", 940, 1800) is False
+    assert not session.recorded
+
+
+AGENT = speechlike(3.0, seed=3)
+
+
+def echo_session(mic: np.ndarray, delay_ms: int) -> tuple[Session, BargeIn, bytes]:
+    session = Session()
+    barge = BargeIn(session)  # type: ignore[arg-type]
+    # The agent's audio starts playing just as the mic stream reaches 1000 ms.
+    barge.agent_audio("utt-1", pcm(AGENT), session.clock)
+    return session, barge, pcm(mic)
+
+
+@pytest.mark.parametrize("delay_ms", [60, 180, 250])
+async def test_the_agents_own_voice_in_the_mic_is_echo_not_barge_in(delay_ms: int) -> None:
+    echo = delayed(AGENT, delay_ms, 0.25, len(AGENT))
+    session, barge, mic = echo_session(echo, delay_ms)
+    await speak(barge, session, mic[: 32000 * 2], voiced_ms=2000)
+    assert session.interrupts == []
+    [ignored] = session.recorded
+    assert isinstance(ignored, EchoIgnored) and ignored.score >= 0.9
+    assert await barge.absorbs("I have Tuesday at nine.", 940, 3000) is True
+    assert session.interrupts == []
+
+
+async def test_a_caller_talking_over_the_echo_still_interrupts() -> None:
+    echo = delayed(AGENT, 120, 0.25, len(AGENT))
+    caller = np.concatenate([np.zeros(16000), speechlike(2.0, seed=11)])
+    session, barge, mic = echo_session(echo + caller[: len(echo)], 120)
+    await speak(barge, session, mic[: 32000 * 2], voiced_ms=2000)
+    assert session.interrupts == ["ev-start"]
+    assert EchoIgnored in kinds(session)
+
+
+async def test_a_typed_acknowledgement_over_the_agent_is_a_backchannel_when_guarded() -> None:
+    guarded, unguarded = Session(), Session(mode=Mode.UNGUARDED)
+    assert await typed_backchannel(guarded, "Okay.") is True  # type: ignore[arg-type]
+    assert await typed_backchannel(guarded, "No, Friday.") is False  # type: ignore[arg-type]
+    assert await typed_backchannel(unguarded, "Okay.") is False  # type: ignore[arg-type]
+    assert kinds(guarded) == [CallerBackchannel]
