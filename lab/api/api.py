@@ -42,7 +42,7 @@ api = NinjaAPI(
 errors.install(api)
 
 LimitQuery = Query(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description=f"rows per page, 1-{MAX_LIMIT}")
-CursorQuery = Query(None, description="next_cursor of the previous page", max_length=64)
+CursorQuery = Query(None, description="next_cursor of the previous page")
 TenantQuery = Query(None, description="the tenant, for a member of several", max_length=64)
 
 
