@@ -105,6 +105,7 @@ INSTALLED_APPS = [
     "lab.reports",
     "lab.audit",
     "lab.accounts",
+    "lab.operator",
     "lab.alerts",
 ]
 

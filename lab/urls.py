@@ -7,6 +7,7 @@ from lab.web import trust_views
 urlpatterns = [
     path("", include("lab.web.urls")),
     path("accounts/", include("lab.accounts.urls")),
+    path("", include("lab.operator.urls")),
     path("", include("lab.api.urls")),
     path("reports/keys/", trust_views.trusted_keys, name="trusted_keys"),
     path(

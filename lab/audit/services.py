@@ -12,6 +12,7 @@ from lab.alerts.outbox import enqueue_alerts
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditEntry
 from lab.events.models import Run
+from lab.operator.cases import open_cases
 
 # Keys per IN (...) query: well under every backend's limit on query parameters.
 _KEY_BATCH = 500
@@ -67,6 +68,7 @@ def _flagged_landed(records: Sequence[AuditRecord]) -> None:
     flagged = [r for r in records if r.flagged]
     if not flagged:
         return
+    open_cases(flagged)
     enqueue_alerts(flagged)
 
 

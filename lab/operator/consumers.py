@@ -1,0 +1,65 @@
+"""The queue's WebSocket: members of the tenant follow its channel-layer group and get each new
+card (if it matches their filters) and each changed card, drawn for what they may do."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from lab.accounts.access import role_in
+from lab.accounts.roles import can_act
+from lab.operator.filters import BadFilter, QueueFilter, parse_filter
+from lab.operator.live import CardMessage, queue_group
+
+CLOSE_BAD_FILTER = 4400
+CLOSE_LOG_IN = 4403  # nobody is logged in on this socket
+CLOSE_NOT_FOUND = 4404  # not a member of the tenant, or no such tenant
+
+
+class QueueConsumer(AsyncWebsocketConsumer):
+    """One queue page's socket; it only listens."""
+
+    group: str | None = None
+
+    async def connect(self) -> None:
+        tenant: str = self.scope["url_route"]["kwargs"]["tenant"]
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self._refuse(CLOSE_LOG_IN)
+            return
+        role = await database_sync_to_async(role_in)(user, tenant)
+        if role is None:
+            await self._refuse(CLOSE_NOT_FOUND)
+            return
+        query = parse_qs(self.scope.get("query_string", b"").decode(), keep_blank_values=True)
+        try:
+            self.filter: QueueFilter = parse_filter(query)
+        except BadFilter:
+            await self._refuse(CLOSE_BAD_FILTER)
+            return
+        self.may_act = can_act(role)
+        self.group = queue_group(tenant)
+        # Joined before the handshake completes: a flag stored once the page is open is seen.
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def _refuse(self, code: int) -> None:
+        await self.accept()
+        await self.close(code)
+
+    async def disconnect(self, code: int) -> None:
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """The page sends nothing; anything it does send is ignored."""
+
+    async def queue_card(self, event: dict[str, Any]) -> None:
+        card = CardMessage.model_validate(event)
+        facets = {"severity": card.severity, "category": card.category, "agent": card.agent}
+        if card.mode == "new" and not self.filter.matches(**facets, state=card.state):
+            return
+        await self.send(text_data=card.html_act if self.may_act else card.html_view)

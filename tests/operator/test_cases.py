@@ -1,0 +1,43 @@
+"""Opening cases: one per flagged record, from both write paths, never twice."""
+
+from __future__ import annotations
+
+import pytest
+
+from lab.audit.models import AuditRecord
+from lab.audit.services import audit_record, audit_records_store
+from lab.operator.cases import open_cases
+from lab.operator.models import FlagCase
+from tests.audit.calls import demo_calls
+from tests.operator.conftest import graded
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_flagged_record_gets_one_open_case_and_supported_ones_none(demo):
+    stored = audit_records_store(graded(demo_calls()[0])).records
+    cases = FlagCase.objects.order_by("record_id")
+    assert [c.record_id for c in cases] == [r.id for r in stored if r.flagged]
+    assert len(cases) == 6
+    assert {(c.state, c.version, c.tenant, c.agent) for c in cases} == {
+        ("open", 0, "demo", "demo-agent")
+    }
+
+
+def test_a_retried_write_or_a_reimport_opens_no_second_case(demo):
+    entries = graded(demo_calls()[0])
+    audit_records_store(entries)
+    audit_records_store(graded(demo_calls()[0]))
+    audit_record(entry=entries[1])
+    assert FlagCase.objects.count() == 6
+    assert open_cases(AuditRecord.objects.all()) == []
+    assert FlagCase.objects.count() == 6
+
+
+def test_the_single_write_path_opens_a_case_for_a_flagged_turn(demo):
+    entries = graded(demo_calls()[0])
+    record = audit_record(entry=entries[1])
+    assert record.flagged
+    assert FlagCase.objects.get().record_id == record.id
+    audit_record(entry=entries[0])  # supported
+    assert FlagCase.objects.count() == 1
