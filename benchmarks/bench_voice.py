@@ -33,7 +33,7 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 from lab.events import store  # noqa: E402
-from lab.events.types import Channel, Mode, TurnLatency  # noqa: E402
+from lab.events.types import Channel, Event, Mode, TurnLatency  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
 from lab.scenarios.catalog import all_contracts  # noqa: E402
 from lab.speech import asr, service, tts  # noqa: E402
@@ -58,12 +58,17 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def play(scenario_id: str) -> list[TurnLatency]:
+async def play_events(scenario_id: str) -> list[Event]:
+    """Play one scenario guarded over voice headless; its whole event log."""
     run = await database_sync_to_async(run_start)(
         scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.VOICE
     )
     await play_headless(run)
-    events = await database_sync_to_async(store.run_events)(run)
+    return await database_sync_to_async(store.run_events)(run)
+
+
+async def play(scenario_id: str) -> list[TurnLatency]:
+    events = await play_events(scenario_id)
     return [e.payload for e in events if isinstance(e.payload, TurnLatency)]
 
 
