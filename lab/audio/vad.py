@@ -92,11 +92,29 @@ class Endpointer:
         self._segment_frames = 0
         self._last_voiced_index = 0
         self._classified = 0
+        # The verdict on the latest frame (after the warm-up), for listeners such as barge-in.
+        self.voiced = False
 
     @property
     def in_trailing_silence(self) -> bool:
         """True while speech may have ended: a caller may start recognition early."""
         return self.state is VadState.STOPPING
+
+    @property
+    def trailing_silence_ms(self) -> int:
+        """How long the current pause has lasted, in audio; 0 unless in trailing silence."""
+        return self._run * FRAME_MS if self.state is VadState.STOPPING else 0
+
+    @property
+    def voiced_end_ms(self) -> int:
+        """Stream time just after the segment's last voiced frame."""
+        return (self._last_voiced_index + 1) * FRAME_MS
+
+    def end_now(self) -> SpeechEnd | None:
+        """End the segment in its trailing silence (the turn was decided over); else None."""
+        if self.state is not VadState.STOPPING:
+            return None
+        return self._end(self.voiced_end_ms)
 
     @property
     def segment_pcm(self) -> bytes:
@@ -107,7 +125,8 @@ class Endpointer:
         """Classify one frame with webrtcvad and advance the state machine."""
         voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
         self._classified += 1
-        return self.push_voiced(frame, voiced and self._classified > _WARMUP_FRAMES)
+        self.voiced = voiced and self._classified > _WARMUP_FRAMES
+        return self.push_voiced(frame, self.voiced)
 
     def push_voiced(self, frame: AudioFrame, voiced: bool) -> list[VadEvent]:
         """Advance the state machine with an already-made voiced/unvoiced verdict."""
@@ -140,7 +159,7 @@ class Endpointer:
                 self.state = VadState.STOPPING
                 self._run += 1
                 if self._run >= self._end_frames:
-                    return [self._end((self._last_voiced_index + 1) * FRAME_MS)]
+                    return [self._end(self.voiced_end_ms)]
                 return self._end_if_too_long(frame)
         return []
 

@@ -87,18 +87,22 @@ class TurnLatency(EvolvingPayload):
     agent_ms: int
     synthesis_ms: int
     total_ms: int
-    # Candidate → decided, and the silence the decision had heard when it was made.
+    # Candidate → decided (wall time), and the pause heard when the candidate was raised.
     decision_ms: int = 0
     candidate_silence_ms: int = 0
-    # Recognition left after the decision (the rest ran while the caller spoke or paused).
+    # Recognition's wall time from the candidate to its transcript.
     recognition_tail_ms: int = 0
+    # Whether the turn was decided at a candidate (else the silence fallback ended it).
     speculative: bool = False
+    # From the caller's last sample above -40 dBFS to the first agent audio: what a caller hears.
+    voice_to_voice_ms: int = 0
 
     _added_later: ClassVar[tuple[str, ...]] = (
         "decision_ms",
         "candidate_silence_ms",
         "recognition_tail_ms",
         "speculative",
+        "voice_to_voice_ms",
     )
 
 

@@ -44,6 +44,23 @@ def sentences(text: str) -> list[str]:
     return [part for part in (p.strip() for p in _SENTENCE_BREAK.split(text)) if part]
 
 
+# The opening clause of a reply is synthesized (and sent) on its own, so the caller hears its
+# first words while the rest is made; only a clause of OPENING_WORDS or more is split off.
+_CLAUSE_BREAK = re.compile(r"(?<=[,;:])\s+")
+OPENING_WORDS = 2
+
+
+def chunks(text: str) -> list[str]:
+    """The pieces a reply is synthesized in: its opening clause, then sentence by sentence."""
+    parts = sentences(text)
+    if not parts:
+        return []
+    head, *rest = _CLAUSE_BREAK.split(parts[0], maxsplit=1)
+    if rest and len(head.split()) >= OPENING_WORDS and len(rest[0].split()) >= OPENING_WORDS:
+        return [head, rest[0], *parts[1:]]
+    return parts
+
+
 def synthesize(text: str) -> bytes:
     """The whole text as 16 kHz mono PCM16 little-endian."""
     return b"".join(synthesize_sentences(text))

@@ -278,7 +278,7 @@ async def test_a_voice_run_ends_only_once_the_agents_last_words_are_sent_and_pla
     sent = sum(
         len(a) - 9 for a in browser.audio if a[0] == AGENT_AUDIO and a[1:9] == last.id.encode()
     )
-    assert sent == sum(len(sentence_pcm(s)) for s in tts.sentences(last.payload.text))
+    assert sent == sum(len(sentence_pcm(s)) for s in tts.chunks(last.payload.text))
     # ...and the browser's report of playing it is part of the evidence.
     played = [e.payload for e in events if e.type == "agent.audio_played"]
     assert any(p.utterance_event_id == last.id and p.played_ms == p.total_ms for p in played)

@@ -1,0 +1,298 @@
+"""Caller audio in: frames → VAD → a turn decided at a short-silence candidate → the agent.
+
+A pause of LAB_TURN_CANDIDATE_MS raises a candidate: recognition and the turn model start on
+the segment so far, and the decision (lab/audio/turn_end.py) weighs them. Only a turn decided
+complete is recorded as the caller's words; LAB_VAD_END_SILENCE_MS ends a turn regardless.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from lab.audio.frames import FRAME_MS, AudioFrame, parse_frame
+from lab.audio.loudness import last_loud_sample
+from lab.audio.turn_end import TurnEndConfig, TurnEvidence, decide
+from lab.audio.vad import Endpointer, SpeechEnd, SpeechStart, VadConfig
+from lab.events.types import (
+    Event,
+    SpeculationDiscarded,
+    SpeechEnded,
+    SpeechStarted,
+    Transcribed,
+    TurnCandidate,
+    TurnDecided,
+)
+from lab.runs.barge_in import BargeIn
+from lab.runs.log import RunClosed
+from lab.runs.pacing import AudioPacer
+from lab.runs.session import RunSession
+from lab.runs.turn_taking import Speculation, TurnClock, turn_model_name
+from lab.speech import asr, service
+
+ASR_QUEUE = 2
+_SAMPLES_PER_MS = 16
+
+
+class AudioRejected(ValueError):
+    """Audio the voice channel refused; `close` says whether the connection must end."""
+
+    def __init__(self, kind: str, reason: str, *, close: bool = False) -> None:
+        super().__init__(reason)
+        self.kind, self.reason, self.close = kind, reason, close
+
+
+@dataclass
+class Segment:
+    """A decided caller turn waiting for its transcript (perhaps already there)."""
+
+    end: SpeechEnd
+    ended: Event
+    start_ms: int
+    endpointing_ms: int
+    ended_at: float
+    early: asyncio.Future[asr.Transcript] | None
+    loud_at: float | None
+    speculation: Speculation | None = None
+
+
+class CallerAudio:
+    """One caller's audio stream: endpointing, turn decisions and recognition jobs."""
+
+    def __init__(
+        self, session: RunSession, barge: BargeIn, on_turn: Callable[[TurnClock], None]
+    ) -> None:
+        self.session = session
+        self.barge = barge
+        self.on_turn = on_turn
+        self.endpointer = Endpointer(
+            VadConfig(
+                aggressiveness=settings.LAB_VAD_AGGRESSIVENESS,
+                end_silence_ms=settings.LAB_VAD_END_SILENCE_MS,
+            )
+        )
+        fallback_ms = settings.LAB_VAD_END_SILENCE_MS
+        candidate_ms = settings.LAB_TURN_CANDIDATE_MS
+        self.candidates = 0 < candidate_ms < fallback_ms
+        self.config = TurnEndConfig(
+            candidate_ms=candidate_ms if self.candidates else fallback_ms, fallback_ms=fallback_ms
+        )
+        self.frames = 0
+        self.pacer = AudioPacer()
+        # While the scripted caller speaks, it owns the audio path; the microphone waits.
+        self.scripted = False
+        self.muted_frames = 0
+        self.segments: asyncio.Queue[Segment] = asyncio.Queue(ASR_QUEUE)
+        self.speculation: Speculation | None = None
+        self.early: asyncio.Future[asr.Transcript] | None = None
+        self.silent_frames = 0
+        self.segment_start_ms = 0
+        self.loud_at: float | None = None
+        self.task = asyncio.ensure_future(self._recognize_forever())
+
+    def close(self) -> None:
+        self.task.cancel()
+        for pending in (self.early, self.speculation):
+            if pending is not None:
+                pending.cancel()
+
+    async def push_mic(self, data: bytes) -> None:
+        """A microphone frame; refused while the scripted caller is speaking."""
+        if self.scripted:
+            self.muted_frames += 1
+            if self.muted_frames == 1:
+                await self.session.reject_input(
+                    reason_kind="mic_muted",
+                    reason="the microphone is muted while the scripted caller speaks",
+                )
+            return
+        await self.push_audio(data)
+
+    async def push_audio(self, data: bytes) -> None:
+        """One 20 ms frame of caller audio: VAD, barge-in, the turn decision, recognition."""
+        try:
+            frame = parse_frame(data, self.frames)
+        except ValueError as error:
+            raise AudioRejected(getattr(error, "kind", "bad_frame"), str(error)) from None
+        if self.pacer.too_fast(self.session.now()):
+            raise AudioRejected("too_fast", "audio is arriving faster than real time", close=True)
+        self.frames += 1
+        vad_events = self.endpointer.push(frame)
+        self._hear(frame)
+        self.barge.frame(frame.pcm, self.endpointer.voiced, frame.stream_ms)
+        for vad_event in vad_events:
+            match vad_event:
+                case SpeechStart(stream_ms=stream_ms):
+                    await self._speech_started(stream_ms)
+                case SpeechEnd() as end:
+                    await self._fallback(end)
+        if not vad_events:
+            await self._pause()
+
+    def _hear(self, frame: AudioFrame) -> None:
+        """Note when the caller's last loud sample was heard, for the voice-to-voice latency."""
+        loud = last_loud_sample(frame.pcm)
+        if loud is not None:
+            after_ms = FRAME_MS - (loud + 1) / _SAMPLES_PER_MS
+            self.loud_at = self.session.now() - after_ms / 1000
+
+    async def _speech_started(self, stream_ms: int) -> None:
+        self.segment_start_ms = stream_ms
+        started = await self.session.record(SpeechStarted(stream_ms=stream_ms))
+        await self.barge.speech_started(started, stream_ms)
+
+    async def _pause(self) -> None:
+        """Inside a segment: raise a candidate, or discard one the caller spoke over."""
+        silence_ms = self.endpointer.trailing_silence_ms
+        if not silence_ms:
+            self.silent_frames = 0
+            self.early = None
+            if self.speculation is not None:
+                await self._discard("the caller went on speaking")
+            return
+        if not self.candidates:
+            self._recognize_early()
+        elif self.speculation is None and silence_ms >= self.config.candidate_ms:
+            await self._candidate(silence_ms)
+
+    def _recognize_early(self) -> None:
+        """Silence-only endpointing: start recognition during the trailing silence."""
+        self.silent_frames += 1
+        lead_ms = settings.LAB_ASR_EARLY_MS
+        if lead_ms and self.early is None and self.silent_frames * FRAME_MS >= lead_ms:
+            self.early = asyncio.ensure_future(service.recognize(self.endpointer.segment_pcm))
+
+    async def _candidate(self, silence_ms: int) -> None:
+        pcm = self.endpointer.segment_pcm
+        candidate = await self.session.record(
+            TurnCandidate(stream_ms=self.endpointer.voiced_end_ms, silence_ms=silence_ms)
+        )
+        speculation = Speculation(
+            candidate=candidate,
+            pcm=pcm,
+            silence_ms=silence_ms,
+            agent=self.session.turns.agent,
+            at=self.session.now(),
+        )
+        self.speculation = speculation
+        speculation.decision = asyncio.ensure_future(self._decide_when_ready(speculation))
+
+    async def _decide_when_ready(self, speculation: Speculation) -> None:
+        with contextlib.suppress(asyncio.CancelledError, RunClosed):
+            await speculation.ready
+            if self.speculation is not speculation:
+                return  # discarded, or the fallback decided first
+            evidence = speculation.evidence(self.endpointer.trailing_silence_ms)
+            if not decide(evidence, self.config).complete:
+                await self._record_decision(speculation, evidence)
+                return
+            # Decided over: the segment ends here, before any await lets another frame in.
+            end = self.endpointer.end_now()
+            self.speculation = None
+            if end is None:
+                return
+            await self._record_decision(speculation, evidence)
+            await self._speech_ended(end, speculation)
+
+    async def _record_decision(self, speculation: Speculation, evidence: TurnEvidence) -> None:
+        verdict = decide(evidence, self.config)
+        await self.session.record(
+            TurnDecided(
+                candidate_event_id=speculation.candidate.id,
+                complete=verdict.complete,
+                model=turn_model_name(),
+                model_probability=evidence.probability,
+                transcript_signal=evidence.signal,
+                silence_ms=evidence.silence_ms,
+                reason=verdict.reason,
+            )
+        )
+
+    async def _discard(self, reason: str) -> None:
+        speculation, self.speculation = self.speculation, None
+        if speculation is None:
+            return
+        speculation.cancel()
+        await self.session.record(
+            SpeculationDiscarded(candidate_event_id=speculation.candidate.id, reason=reason)
+        )
+
+    async def _fallback(self, end: SpeechEnd) -> None:
+        """The silence reached LAB_VAD_END_SILENCE_MS (or the segment its limit): the turn ends."""
+        speculation, self.speculation = self.speculation, None
+        if speculation is not None:
+            await self._record_decision(speculation, speculation.evidence(self.config.fallback_ms))
+        await self._speech_ended(end, speculation)
+
+    async def _speech_ended(self, end: SpeechEnd, speculation: Speculation | None) -> None:
+        now = self.session.now()
+        ended = await self.session.record(
+            SpeechEnded(stream_ms=end.stream_ms, segment_ms=end.segment_ms)
+        )
+        endpointing_ms = self.frames * FRAME_MS - end.stream_ms
+        early = speculation.transcript if speculation else self.early
+        self.early, self.silent_frames = None, 0
+        segment = Segment(
+            end=end,
+            ended=ended,
+            start_ms=self.segment_start_ms,
+            endpointing_ms=endpointing_ms,
+            ended_at=now,
+            early=early,
+            loud_at=self.loud_at,
+            speculation=speculation,
+        )
+        try:
+            self.segments.put_nowait(segment)
+        except asyncio.QueueFull:
+            await self.session.reject_input(
+                reason_kind="asr_busy", reason="speech recognition is behind; segment dropped"
+            )
+
+    async def _recognize_forever(self) -> None:
+        with contextlib.suppress(RunClosed):
+            while True:
+                segment = await self.segments.get()
+                async with self.session.working():
+                    await self._turn(segment)
+
+    async def _turn(self, segment: Segment) -> None:
+        transcript = await (segment.early or service.recognize(segment.end.pcm))
+        now = self.session.now()
+        recognition_ms = round((now - segment.ended_at) * 1000)
+        await self.session.record(
+            Transcribed(
+                text=transcript.text,
+                segment_ms=transcript.audio_ms,
+                latency_ms=recognition_ms,
+                model=asr.model_name(),
+            )
+        )
+        if not any(ch.isalnum() for ch in transcript.text):
+            return
+        if await self.barge.absorbs(transcript.text, segment.start_ms, segment.end.stream_ms):
+            return  # a backchannel or the agent's own echo: never the caller's turn
+        self.on_turn(self._clock(segment, recognition_ms, now))
+        await self.session.caller_says(transcript.text, source="asr")
+
+    def _clock(self, segment: Segment, recognition_ms: int, now: float) -> TurnClock:
+        clock = TurnClock(
+            caller_event_id=segment.ended.id,
+            endpointing_ms=segment.endpointing_ms,
+            recognition_ms=recognition_ms,
+            transcript_at=now,
+            speech_ended_at=segment.ended_at,
+            loud_at=segment.loud_at,
+        )
+        speculation = segment.speculation
+        if speculation is not None:
+            heard_at = speculation.transcript_at or now
+            clock.candidate_silence_ms = speculation.silence_ms
+            clock.decision_ms = round((segment.ended_at - speculation.started_at) * 1000)
+            clock.recognition_tail_ms = round((heard_at - speculation.started_at) * 1000)
+            clock.speculative = segment.endpointing_ms < self.config.fallback_ms
+        return clock
