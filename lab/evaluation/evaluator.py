@@ -22,7 +22,10 @@ from lab.evaluation.assertions.grounding import (
     no_unsupported_claim_spoken,
     uncovered_question_declined,
 )
-from lab.evaluation.assertions.interruption import interruption_expires_proposal
+from lab.evaluation.assertions.interruption import (
+    interruption_expires_proposal,
+    readback_heard_out,
+)
 from lab.evaluation.assertions.lookups import (
     lookup_failure_recorded,
     no_invented_result,
@@ -60,6 +63,7 @@ _CHECKS: dict[AssertionKind, Callable[[LogIndex], Finding]] = {
     AssertionKind.READ_RETRIED_AT_MOST_ONCE: read_retried_at_most_once,
     AssertionKind.NO_INVENTED_RESULT: no_invented_result,
     AssertionKind.INTERRUPTION_EXPIRES_PROPOSAL: interruption_expires_proposal,
+    AssertionKind.READBACK_HEARD_OUT: readback_heard_out,
     AssertionKind.SINGLE_EXECUTION: single_execution,
     AssertionKind.NO_UNSUPPORTED_CLAIM_SPOKEN: no_unsupported_claim_spoken,
     AssertionKind.GROUNDED_ANSWERS_CITE: grounded_answers_cite,

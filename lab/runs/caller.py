@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from lab.events.types import AgentAudioStarted, AgentUtterance
+from lab.runs.barge_in import typed_backchannel
 from lab.runs.log import RunClosed
 from lab.scenarios.contracts import CallerLine
 
@@ -25,7 +26,7 @@ async def play_script(session: RunSession) -> None:
             mark = len(session.events)
             if session.voice is not None:
                 await session.voice.speak_as_caller(line.say)
-            else:
+            elif not await typed_backchannel(session, line.say):
                 await session.caller_says(line.say, source="script")
         # The agent's last words (often the reference number) are heard out before the end.
         await session.finish(reason_kind="completed", reason="the scripted caller finished")

@@ -30,6 +30,7 @@ class AssertionKind(StrEnum):
     READ_RETRIED_AT_MOST_ONCE = "read_retried_at_most_once"
     NO_INVENTED_RESULT = "no_invented_result"
     INTERRUPTION_EXPIRES_PROPOSAL = "interruption_expires_proposal"
+    READBACK_HEARD_OUT = "readback_heard_out"
     SINGLE_EXECUTION = "single_execution"
     NO_UNSUPPORTED_CLAIM_SPOKEN = "no_unsupported_claim_spoken"
     GROUNDED_ANSWERS_CITE = "grounded_answers_cite"

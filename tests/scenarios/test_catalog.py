@@ -18,6 +18,7 @@ from lab.scenarios.contracts import AssertionKind, Contract
 
 # The hashes runs and reports recorded before the free call existed: they must not move.
 HASHES = {
+    "backchannel_readback": "2cea38a2223c930f21cbddb1cd6cefc48e57512d9ccc73ca2ef545dc0cded8a9",
     "correction": "fe2acbea357194deb6faaa5faa1c586f22de035317eef66c0c983d23f9aa281e",
     "facts_before_booking": "35e5e919390aa65b3de1f0c14402c64ee97a5761e81167e8cfe1250e94d93932",
     "double_confirmation": "ccc9aadac8b501b7fdc8c54d8c1e75439e1595f85c31bef9f3e3f7d0b7c52192",

@@ -42,3 +42,29 @@ def interruption_expires_proposal(log: LogIndex) -> Finding:
     return tally.finding(
         f"Every interrupted proposal expired ({interrupted} in all) and none was committed."
     )
+
+
+def readback_heard_out(log: LogIndex) -> Finding:
+    """A readback the caller only acknowledges plays on uncut, and its proposal is booked."""
+    if not log.readbacks:
+        return lacking("Expected a readback; none was made.")
+    tally = Tally()
+    for interruption in log.interruptions:
+        readback = log.readbacks.get(interruption.utterance_event_id)
+        if readback is not None:
+            tally.contradict(
+                f"The readback {readback.id} was cut ({interruption.id}) although the caller "
+                "only acknowledged it.",
+                readback,
+                interruption,
+            )
+    first = min(log.readbacks.values(), key=lambda readback: readback.seq)
+    pid = first.proposal_id
+    commits = log.commit_starts_by_proposal.get(pid, [])
+    if commits:
+        tally.support(first, commits[0])
+    else:
+        tally.lack(f"Expected the acknowledged proposal {pid} to be booked; it never was.")
+    return tally.finding(
+        f"The readback of {pid} played on through the acknowledgement; {pid} was booked."
+    )
