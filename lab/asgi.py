@@ -17,6 +17,7 @@ django_asgi_app = get_asgi_application()
 # Routing imports models, so it must come after the app registry is ready.
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from lab.operator.routing import websocket_urlpatterns as queue_sockets  # noqa: E402
 from lab.web import request_limits  # noqa: E402
 from lab.web.routing import websocket_urlpatterns  # noqa: E402
 from lab.web.security import OriginValidator, SecurityHeaders  # noqa: E402
@@ -44,7 +45,7 @@ application = SecurityHeaders(
         {
             # The lab is a local tool: it serves its own few static files.
             "http": StaticFiles(django_asgi_app),
-            "websocket": OriginValidator(URLRouter(websocket_urlpatterns)),
+            "websocket": OriginValidator(URLRouter(websocket_urlpatterns + queue_sockets)),
         }
     )
 )

@@ -207,7 +207,7 @@ def test_the_same_operator_in_two_windows_is_told_it_was_them(members, flagged):
     me = members[Role.OPERATOR]
     kwargs = {"tenant": "demo", "case_id": flagged[0].id, "actor": me, "expected_version": 0}
     act(action=Action.ACKNOWLEDGE, **kwargs)
-    with pytest.raises(Conflict, match="^You already acknowledged this turn"):
+    with pytest.raises(Conflict, match=r"^You already acknowledged this turn"):
         act(action=Action.ACKNOWLEDGE, **kwargs)
 
 

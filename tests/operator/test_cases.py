@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
+from django.apps import apps
 
 from lab.audit.models import AuditRecord
 from lab.audit.services import audit_record, audit_records_store
@@ -41,3 +44,16 @@ def test_the_single_write_path_opens_a_case_for_a_flagged_turn(demo):
     assert FlagCase.objects.get().record_id == record.id
     audit_record(entry=entries[0])  # supported
     assert FlagCase.objects.count() == 1
+
+
+def test_the_migration_opens_cases_for_flags_stored_before_the_queue(demo):
+    audit_records_store(graded(demo_calls()[0]))
+    FlagCase.objects.all().delete()
+    migration = importlib.import_module("lab.operator.migrations.0002_open_existing_flags")
+    migration.open_existing_flags(apps, None)
+    flagged = AuditRecord.objects.filter(flagged=True).order_by("id")
+    assert list(FlagCase.objects.order_by("record_id").values_list("record_id", "state")) == [
+        (r.id, "open") for r in flagged
+    ]
+    migration.open_existing_flags(apps, None)
+    assert FlagCase.objects.count() == len(flagged)
