@@ -8,6 +8,7 @@ urlpatterns = [
     path("", include("lab.web.urls")),
     path("accounts/", include("lab.accounts.urls")),
     path("", include("lab.operator.urls")),
+    path("", include("lab.alerts.urls")),
     path("", include("lab.api.urls")),
     path("reports/keys/", trust_views.trusted_keys, name="trusted_keys"),
     path(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -176,3 +177,30 @@ def test_a_worker_killed_mid_send_is_sent_again_after_restart_exactly_once(lab_e
     # The receiver answered one of them; the lab recorded that one attempt and sends no more.
     [(_, state, attempts, claimed, tries)] = outbox(lab_env)
     assert (state, attempts, claimed, tries) == ("delivered", 1, False, 1)
+
+
+def test_a_worker_started_with_exit_with_parent_stops_when_its_parent_is_killed(lab_env):
+    # The shell `make run` uses: if it dies (even kill -9), the worker must not live on.
+    parent = subprocess.Popen(
+        ["sh", "-c", f"{sys.executable} manage.py runalerts --exit-with-parent & echo $!; wait"],
+        cwd=ROOT,
+        env=lab_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert parent.stdout is not None
+    worker = int(parent.stdout.readline())
+    try:
+        assert "polling" in parent.stdout.readline()
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(PATIENCE_S)
+        # The worker holds the pipe's write end: end of file means it has exited.
+        reader = threading.Thread(target=parent.stdout.read, daemon=True)
+        reader.start()
+        reader.join(PATIENCE_S)
+        assert not reader.is_alive(), "the worker outlived its parent"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker, signal.SIGKILL)
+        parent.stdout.close()

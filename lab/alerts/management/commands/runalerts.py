@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from typing import Any
@@ -21,6 +22,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--once", action="store_true", help="send what is due now, then exit")
+        parser.add_argument(
+            "--exit-with-parent",
+            action="store_true",
+            help="stop when the process that started this one ends (make run's shell)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         config = WorkerConfig.from_settings()
@@ -30,6 +36,7 @@ class Command(BaseCommand):
             # Stop after the send in flight (bounded by the timeout): a claim is never orphaned
             # by a polite stop.
             signal.signal(number, lambda *_: stop.set())
+        parent = os.getppid() if options["exit_with_parent"] else None
         worker = worker_name()
         if not options["once"]:
             self.stdout.write(
@@ -40,7 +47,7 @@ class Command(BaseCommand):
             close_old_connections()
             for sent in deliver_due(config=config, worker=worker, stop=stop):
                 self._report(sent)
-            if options["once"]:
+            if options["once"] or (parent is not None and os.getppid() != parent):
                 break
             stop.wait(settings.LAB_ALERT_POLL_S)
         close_old_connections()
