@@ -469,6 +469,19 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
 
   // ---- page wiring --------------------------------------------------------
 
+  // "Start the call": the click makes (or resumes) the AudioContext first, then
+  // connects the run's socket, so the greeting that follows is heard from its first word.
+  function startCall() {
+    const section = document.getElementById("run");
+    // Not data-ws-connect: htmx reads data-* attributes as its own and would connect at once.
+    if (!section || !section.dataset.callUrl || !window.htmx) return;
+    ensureAudio();
+    section.setAttribute("ws-connect", section.dataset.callUrl);
+    delete section.dataset.callUrl;
+    window.htmx.process(section);
+    if (el.callStart) el.callStart.closest("#call-start-box").hidden = true;
+  }
+
   function init() {
     el.panel = document.getElementById("voice-panel");
     el.start = document.getElementById("mic-start");
@@ -477,7 +490,9 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
     el.you = document.getElementById("you-speaking");
     el.agent = document.getElementById("agent-speaking");
     el.status = document.getElementById("voice-status");
+    el.callStart = document.getElementById("call-start");
     setState(lab.state);
+    if (el.callStart) el.callStart.addEventListener("click", startCall);
     if (el.start) el.start.addEventListener("click", startMic);
     if (el.stop) el.stop.addEventListener("click", stopMic);
     // Typed turns and the scripted caller get spoken answers too, so those

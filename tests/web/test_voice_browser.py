@@ -60,6 +60,7 @@ def test_the_correction_scenario_passes_through_the_real_microphone_path(
         card.locator("input[value=voice]").check()
         card.get_by_role("button", name="Start run").click()
         page.wait_for_url("**/runs/*/")
+        page.get_by_role("button", name="Start the call").click()
         page.locator("#event-log li[data-type='agent.audio_started']").first.wait_for()
         page.locator("#mic-start").click()
         page.locator("#transcript .turn.agent", has_text="Your reference is").wait_for()
