@@ -11,8 +11,11 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# pipecat-ai only for the smart-turn v3.2 end-of-turn model file it ships (BSD-2-Clause): the
+# lab never imports pipecat, so none of its dependencies are installed.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps pipecat-ai==1.14.0
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -15,7 +15,14 @@ from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events.types import Channel, Mode
 from lab.facts.knowledge import build_knowledge_base
 from lab.facts.schema import ConstraintList
-from lab.reports.schema import FactsUsed, RetrievalComponent, Runtime, SpeechModel, VadSettings
+from lab.reports.schema import (
+    FactsUsed,
+    RetrievalComponent,
+    Runtime,
+    SpeechModel,
+    TurnModel,
+    VadSettings,
+)
 from lab.retrieval.bm25 import RETRIEVER
 
 
@@ -44,6 +51,23 @@ def _speech_models() -> tuple[SpeechModel, SpeechModel]:
     return (
         SpeechModel(name=asr.model_name(), files_sha256=asr.model_files_digest()),
         SpeechModel(name=tts.VOICE_NAME, files_sha256=tts.voice_files_digest()),
+    )
+
+
+def turn_model() -> TurnModel | None:
+    """The end-of-turn model a voice run consults, or None (off, or its wheel is missing)."""
+    from lab.speech import smart_turn
+
+    if not settings.LAB_TURN_MODEL or not settings.LAB_TURN_CANDIDATE_MS:
+        return None
+    if not smart_turn.available():
+        return None
+    return TurnModel(
+        name=smart_turn.MODEL_NAME,
+        package=f"{smart_turn.PACKAGE} {version(smart_turn.PACKAGE)}",
+        license=smart_turn.LICENSE,
+        file_sha256=smart_turn.model_sha256(),
+        candidate_ms=settings.LAB_TURN_CANDIDATE_MS,
     )
 
 
@@ -86,4 +110,5 @@ def runtime_describe(
             name=RETRIEVER, library="rank-bm25", library_version=version("rank-bm25")
         ),
         facts=facts_used(constraints),
+        turn_model=turn_model() if channel == Channel.VOICE else None,
     )

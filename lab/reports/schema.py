@@ -35,6 +35,16 @@ class VadSettings(_Strict):
     end_silence_ms: int
 
 
+class TurnModel(_Strict):
+    """The learned end-of-turn model the voice path consulted at each candidate pause."""
+
+    name: str
+    package: str = Field(description="The distribution that ships the model file.")
+    license: str
+    file_sha256: str = Field(pattern=_HEX64)
+    candidate_ms: int = Field(description="The pause after which a turn decision is made.")
+
+
 class RetrievalComponent(_Strict):
     """The retriever that chose each answer's chunks."""
 
@@ -55,7 +65,8 @@ class FactsUsed(_Strict):
 class Runtime(_Strict):
     """What produced the report: the lab build, the machine and the engines of the run.
 
-    retrieval and facts were added within schema version 1; a report without them is readable.
+    retrieval, facts and turn_model were added within schema version 1; a report without them
+    is readable (turn_model is absent where no turn model ran).
     """
 
     lab_version: str
@@ -72,6 +83,7 @@ class Runtime(_Strict):
     mode: Mode
     retrieval: RetrievalComponent | None = None
     facts: FactsUsed | None = None
+    turn_model: TurnModel | None = None
 
 
 class ToolCommit(_Strict):
