@@ -1,5 +1,6 @@
-// The flag queue: an action the server refused (400, 403, 409) still answers with the card,
-// which says why; htmx would drop a 4xx answer, so swap these in like a 200.
+// The flag queue. An action the server refused (400, 403, 409) still answers with the card,
+// which says why; htmx would drop a 4xx answer, so these swap in like a 200. The page says
+// whether its socket is open, so a reader knows new flags will appear by themselves.
 "use strict";
 document.addEventListener("htmx:beforeSwap", (event) => {
   const status = event.detail.xhr.status;
@@ -8,3 +9,9 @@ document.addEventListener("htmx:beforeSwap", (event) => {
     event.detail.isError = false;
   }
 });
+for (const [name, live] of [["htmx:wsOpen", "true"], ["htmx:wsClose", "false"]]) {
+  document.addEventListener(name, () => {
+    const queue = document.getElementById("queue");
+    if (queue) queue.dataset.live = live;
+  });
+}
