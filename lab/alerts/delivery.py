@@ -62,6 +62,8 @@ def worker_name() -> str:
 
 
 def _claimable(now: datetime) -> Q:
+    # Only the message's own columns: a join here would make Django's UPDATE an `id IN
+    # (subquery)`, which PostgreSQL does not re-check against a concurrent claim.
     return Q(state=MessageState.PENDING, next_attempt_at__lte=now) & (
         Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
     )
@@ -71,7 +73,8 @@ def message_claim(*, worker: str, lease_s: float, now: datetime) -> OutboxMessag
     """The oldest due message, now held by worker for lease_s; None when nothing is due."""
     while True:
         candidate = (
-            OutboxMessage.objects.filter(_claimable(now))
+            # A disabled endpoint's messages wait; enabling it again sends them.
+            OutboxMessage.objects.filter(_claimable(now), endpoint__active=True)
             .order_by("next_attempt_at", "id")
             .values_list("id", flat=True)
             .first()

@@ -10,7 +10,7 @@ from django.utils import timezone
 from lab.accounts.models import Tenant
 from lab.alerts.delivery import WorkerConfig, deliver_due, message_claim
 from lab.alerts.models import DeliveryAttempt, MessageState, OutboxMessage
-from lab.alerts.outbox import endpoint_create
+from lab.alerts.outbox import endpoint_create, endpoint_set_active
 from lab.alerts.payload import AlertPayload
 from lab.alerts.retry import RetryPolicy
 from lab.alerts.signing import EVENT_ID_HEADER, SIGNATURE_HEADER, verify_signature
@@ -118,3 +118,14 @@ def test_two_workers_never_hold_one_message_and_a_lapsed_claim_is_taken_over(fla
     assert message_claim(worker="w2", lease_s=60, now=now + timedelta(seconds=59)) is None
     taken = message_claim(worker="w2", lease_s=60, now=now + timedelta(seconds=61))
     assert taken is not None and taken.claimed_by == "w2"
+
+
+def test_a_disabled_endpoints_alerts_wait_until_it_is_enabled_again(flag):
+    with receiver() as hook:
+        message = flag(hook.url)
+        endpoint_set_active(endpoint=message.endpoint, active=False)
+        assert deliver_due(config=CONFIG, worker="w1") == []
+        endpoint_set_active(endpoint=message.endpoint, active=True)
+        [sent] = deliver_due(config=CONFIG, worker="w1")
+        assert len(hook.wait_for(1)) == 1
+    assert sent.state == MessageState.DELIVERED
