@@ -25,6 +25,9 @@ from lab.web.grade_views import TurnView, turn_view
 TEMPLATE = "operator/queue.html"
 # The card alone (an action's answer), on top of the list, or in place of the one shown.
 PARTIALS = {"": "card", "new": "card_new", "update": "card_update"}
+# How much of a long call a card shows around the flagged turn (agent turns).
+TURNS_BEFORE = 6
+TURNS_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ def _card(case: FlagCase, call: list[AuditRecord], history: list[CaseAction]) ->
         case=case,
         record=record,
         turn=turn_view(audit_entry(record), record),
-        transcript=_transcript(call, record.id),
+        transcript=transcript_lines(call, record.id),
         constraints=constraint_views(
             tenant=record.tenant,
             version=record.constraint_list_version,
@@ -119,15 +122,22 @@ def _card(case: FlagCase, call: list[AuditRecord], history: list[CaseAction]) ->
     )
 
 
-def _transcript(call: list[AuditRecord], flagged: int) -> list[Line]:
-    """The call's turns in order; a caller line is shown once however many agent turns follow."""
+def transcript_lines(call: list[AuditRecord], flagged: int) -> list[Line]:
+    """The call's turns around the flagged one, in order; a caller line is shown once however
+    many agent turns follow it."""
+    at = next(i for i, row in enumerate(call) if row.id == flagged)
+    shown = call[max(0, at - TURNS_BEFORE) : at + TURNS_AFTER + 1]
     lines: list[Line] = []
+    if (earlier := at - TURNS_BEFORE) > 0:
+        lines.append(Line("note", f"{earlier} earlier agent turn{'s' if earlier > 1 else ''}"))
     last_caller: str | None = None
-    for row in call:
+    for row in shown:
         if row.caller_turn and row.caller_turn != last_caller:
             lines.append(Line("caller", row.caller_turn))
         last_caller = row.caller_turn or last_caller
         lines.append(Line("agent", row.utterance, row.id, row.id == flagged))
+    if (later := len(call) - at - TURNS_AFTER - 1) > 0:
+        lines.append(Line("note", f"{later} later agent turn{'s' if later > 1 else ''}"))
     return lines
 
 

@@ -39,5 +39,7 @@ def _push_new(case_ids: list[int]) -> None:
     # Imported here: cards draw through the grade page's helpers, and that page imports the
     # audit services, which call open_cases.
     from lab.operator.live import push_cards
+    from lab.operator.queue import PAGE_SIZE
 
-    push_cards(case_ids, mode="new")
+    # A big import would bury the page; its newest page goes live, the rest is there on reload.
+    push_cards(case_ids[-PAGE_SIZE:], mode="new")

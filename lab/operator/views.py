@@ -92,7 +92,12 @@ def case_act(request: HttpRequest, tenant: str, case_id: int) -> HttpResponse:
         raise Http404(NO_CASE)
     if not can_act(role):
         return _card_answer(
-            request, tenant, case_id, f"A {role.value} can look at the queue but not act.", 403
+            request,
+            tenant,
+            role,
+            case_id,
+            f"A {role.value} can look at the queue but not act.",
+            403,
         )
     try:
         asked = ActRequest.model_validate(request.POST.dict())
@@ -100,7 +105,7 @@ def case_act(request: HttpRequest, tenant: str, case_id: int) -> HttpResponse:
         message = str(error.errors()[0]["msg"]).removeprefix("Value error, ")
         field = ".".join(str(part) for part in error.errors()[0]["loc"])
         return _card_answer(
-            request, tenant, case_id, f"{field}: {message}" if field else message, 400
+            request, tenant, role, case_id, f"{field}: {message}" if field else message, 400
         )
     try:
         act(
@@ -115,22 +120,22 @@ def case_act(request: HttpRequest, tenant: str, case_id: int) -> HttpResponse:
     except CaseNotFound:
         raise Http404(NO_CASE) from None
     except Conflict as conflict:
-        return _card_answer(request, tenant, case_id, str(conflict), 409)
+        return _card_answer(request, tenant, role, case_id, str(conflict), 409)
     except InvalidTransition as error:
-        return _card_answer(request, tenant, case_id, f"Not done: {error}.", 409)
+        return _card_answer(request, tenant, role, case_id, f"Not done: {error}.", 409)
     except BadTarget as error:
-        return _card_answer(request, tenant, case_id, f"Not escalated: {error}.", 400)
-    return _card_answer(request, tenant, case_id, "", 200)
+        return _card_answer(request, tenant, role, case_id, f"Not escalated: {error}.", 400)
+    return _card_answer(request, tenant, role, case_id, "", 200)
 
 
 def _card_answer(
-    request: HttpRequest, tenant: str, case_id: int, message: str, status: int
+    request: HttpRequest, tenant: str, role: Role, case_id: int, message: str, status: int
 ) -> HttpResponse:
     """The case's card with what happened; a whole page when the form was posted without htmx."""
     if not queue_has(tenant, case_id):
         raise Http404(NO_CASE)
     card = card_of(case_id)
-    may_act = can_act(_role(request, tenant))
+    may_act = can_act(role)
     targets = escalation_targets(tenant) if may_act else []
     if getattr(request, "htmx", False):
         html = render_card(card, tenant=tenant, may_act=may_act, targets=targets, message=message)

@@ -9,6 +9,7 @@ from django.apps import apps
 
 from lab.audit.models import AuditRecord
 from lab.audit.services import audit_record, audit_records_store
+from lab.operator.cards import Line, transcript_lines
 from lab.operator.cases import open_cases
 from lab.operator.models import FlagCase
 from tests.audit.calls import demo_calls
@@ -57,3 +58,18 @@ def test_the_migration_opens_cases_for_flags_stored_before_the_queue(demo):
     ]
     migration.open_existing_flags(apps, None)
     assert FlagCase.objects.count() == len(flagged)
+
+
+def test_a_long_call_is_shown_around_its_flagged_turn():
+    call = [
+        AuditRecord(id=n, utterance=f"agent {n}", caller_turn=f"caller {n}" if n % 2 else "")
+        for n in range(1, 21)
+    ]
+    lines = transcript_lines(call, flagged=10)
+    assert lines[0] == Line("note", "3 earlier agent turns")
+    assert lines[-1] == Line("note", "7 later agent turns")
+    agent = [line for line in lines if line.speaker == "agent"]
+    assert [line.record_id for line in agent] == list(range(4, 14))
+    assert [line.record_id for line in agent if line.highlighted] == [10]
+    # A caller line is shown once before the agent turns that answer it.
+    assert [line.text for line in lines[1:4]] == ["agent 4", "caller 5", "agent 5"]
