@@ -205,6 +205,13 @@ LAB_TTS_VARIATION = env_bool("LAB_TTS_VARIATION", False)
 # Start recognition once the trailing silence has lasted this long (0 = wait for the end);
 # the early result is used only if the caller stays silent until the end is declared.
 LAB_ASR_EARLY_MS = env_int("LAB_ASR_EARLY_MS", 200, minimum=0, maximum=5000)
+# Speech workers (`manage.py runworker lab-speech`) instead of models in each web process;
+# only with a channel layer other processes share (REDIS_URL). A request may take the base
+# timeout plus the length of its audio (or text), is asked twice, then reported; each web
+# process keeps at most LAB_SPEECH_IN_FLIGHT recognitions (and as many syntheses) in flight.
+LAB_SPEECH_WORKERS = env_bool("LAB_SPEECH_WORKERS", False)
+LAB_SPEECH_TIMEOUT_S = env_float("LAB_SPEECH_TIMEOUT_S", 10.0, minimum=0.05, maximum=600.0)
+LAB_SPEECH_IN_FLIGHT = env_int("LAB_SPEECH_IN_FLIGHT", 2, minimum=1, maximum=64)
 
 # Alert webhooks (lab.alerts): links in the payload start with LAB_PUBLIC_URL; the worker
 # (`manage.py runalerts`, started by `make run`) polls the outbox every LAB_ALERT_POLL_S.

@@ -89,7 +89,12 @@ class AgentVoice:
         if not isinstance(event.payload, AgentUtterance):
             return
         for chunk in tts.chunks(strip_markers(event.payload.text)):
-            pcm = await service.synthesize(chunk)
+            try:
+                pcm = await service.synthesize(chunk)
+            except service.SpeechUnavailable as error:
+                # The utterance stays in the log; the run says its audio could not be made.
+                await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
+                return
             if not timeline.holds(event.id):
                 return  # cut by a barge-in while it was being synthesized
             now = self.session.now()

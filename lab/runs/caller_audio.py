@@ -182,7 +182,8 @@ class CallerAudio:
         speculation.decision = asyncio.ensure_future(self._decide_when_ready(speculation))
 
     async def _decide_when_ready(self, speculation: Speculation) -> None:
-        with contextlib.suppress(asyncio.CancelledError, RunClosed):
+        # Recognition that fails here is reported once, by the turn the fallback ends.
+        with contextlib.suppress(asyncio.CancelledError, RunClosed, service.SpeechUnavailable):
             await speculation.ready
             if self.speculation is not speculation:
                 return  # discarded, or the fallback decided first
@@ -261,7 +262,12 @@ class CallerAudio:
                     await self._turn(segment)
 
     async def _turn(self, segment: Segment) -> None:
-        transcript = await (segment.early or service.recognize(segment.end.pcm))
+        try:
+            transcript = await (segment.early or service.recognize(segment.end.pcm))
+        except service.SpeechUnavailable as error:
+            # Reported on the run (and its panel), never silently lost.
+            await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
+            return
         now = self.session.now()
         recognition_ms = round((now - segment.ended_at) * 1000)
         await self.session.record(

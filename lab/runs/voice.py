@@ -100,7 +100,11 @@ class VoiceLink:
 
     async def speak_as_caller(self, text: str) -> None:
         """Say a scripted line into the same VAD → ASR path as a microphone, in real time."""
-        pcm = await service.synthesize(text)
+        try:
+            pcm = await service.synthesize(text)
+        except service.SpeechUnavailable as error:
+            await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
+            return
         lead = bytes(BYTES_PER_SECOND * 3 // 10)
         tail = bytes(BYTES_PER_SECOND * (settings.LAB_VAD_END_SILENCE_MS + 400) // 1000)
         await self.send(audio_message(CALLER_AUDIO, "caller", pcm))

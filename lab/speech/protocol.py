@@ -1,19 +1,88 @@
-"""Speech request and reply messages, as they travel between web processes and speech workers."""
+"""Speech request and reply messages, as they travel between web processes and speech workers.
+
+A web process sends a request to SPEECH_CHANNEL with its own reply channel; whichever worker
+takes it answers there with the same request id. Messages are plain dicts on the channel layer
+(msgpack on Redis carries the PCM as bytes); these models parse them at both ends.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+SPEECH_CHANNEL = "lab-speech"
+_PCM_BYTES_PER_S = 32000
+# Spoken text runs at about 15 characters a second; synthesis is several times faster.
+_CHARS_PER_S = 15
 
 
-class AsrOptions(BaseModel):
-    """Keywords for one recognition; those left at their defaults are not passed on."""
-
+class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AsrOptions(_Message):
+    """Keywords for one recognition; those left at their defaults are not passed on."""
 
     prompt_free: bool = False
 
     def keywords(self) -> dict[str, Any]:
         """The keywords `asr.transcribe` is called with (none, at the defaults)."""
         return self.model_dump(exclude_defaults=True)
+
+
+class _Request(_Message):
+    request_id: str = Field(min_length=1, max_length=64)
+    reply_channel: str = Field(min_length=1, max_length=100)
+    attempt: int = Field(ge=1)
+    # Wall-clock time (time.time()) after which the asker has given up on this attempt.
+    deadline: float
+
+
+class AsrRequest(_Request):
+    type: Literal["asr.request"] = "asr.request"
+    pcm: bytes
+    options: AsrOptions = AsrOptions()
+
+
+class TtsRequest(_Request):
+    type: Literal["tts.request"] = "tts.request"
+    text: str = Field(min_length=1)
+
+
+class AsrReply(_Message):
+    type: Literal["asr.reply"] = "asr.reply"
+    request_id: str
+    text: str
+    audio_ms: int
+    elapsed_ms: int
+
+
+class TtsReply(_Message):
+    type: Literal["tts.reply"] = "tts.reply"
+    request_id: str
+    pcm: bytes
+
+
+class SpeechFailed(_Message):
+    """A worker took the request but could not serve it."""
+
+    type: Literal["speech.failed"] = "speech.failed"
+    request_id: str
+    reason: str
+
+
+SpeechRequest = Annotated[AsrRequest | TtsRequest, Field(discriminator="type")]
+SpeechReply = Annotated[AsrReply | TtsReply | SpeechFailed, Field(discriminator="type")]
+REQUEST: TypeAdapter[AsrRequest | TtsRequest] = TypeAdapter(SpeechRequest)
+REPLY: TypeAdapter[AsrReply | TtsReply | SpeechFailed] = TypeAdapter(SpeechReply)
+
+
+def asr_timeout_s(base_s: float, pcm: bytes) -> float:
+    """How long one recognition may take: the base, plus the length of the audio."""
+    return base_s + len(pcm) / _PCM_BYTES_PER_S
+
+
+def tts_timeout_s(base_s: float, text: str) -> float:
+    """How long one synthesis may take: the base, plus about how long the text lasts spoken."""
+    return base_s + len(text) / _CHARS_PER_S

@@ -1,27 +1,61 @@
 """Recognition and synthesis for the voice channel, run in this process or on speech workers.
 
-The backend is chosen once per process: in-process (one-thread executors, the default and
-always with the in-memory channel layer) or the workers of lab/speech/worker.py.
+The backend is chosen once per process: in-process (one-thread executors; the default, and
+always with the in-memory channel layer, which no other process can reach) or, with
+LAB_SPEECH_WORKERS and a shared channel layer, the workers of lab/speech/worker.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
+import time
+import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import Any, Literal, Protocol
+
+from channels.exceptions import ChannelFull
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
+from pydantic import ValidationError
 
 from lab.speech import asr, tts
-from lab.speech.protocol import AsrOptions
+from lab.speech.protocol import (
+    REPLY,
+    SPEECH_CHANNEL,
+    AsrOptions,
+    AsrReply,
+    AsrRequest,
+    SpeechFailed,
+    TtsReply,
+    TtsRequest,
+    asr_timeout_s,
+    tts_timeout_s,
+)
+
+logger = logging.getLogger(__name__)
 
 ASR_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
 TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
+
+Kind = Literal["asr", "tts"]
+Reply = AsrReply | TtsReply | SpeechFailed
 
 
 @functools.lru_cache(maxsize=512)
 def sentence_pcm(text: str) -> bytes:
     """Synthesized speech of `text`; cached, since the agent repeats its fixed phrases."""
     return tts.synthesize(text)
+
+
+class SpeechUnavailable(RuntimeError):
+    """Recognition or synthesis could not be had; `kind` is asr_unavailable or tts_unavailable."""
+
+    def __init__(self, kind: Kind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = f"{kind}_unavailable", reason
 
 
 class SpeechBackend(Protocol):
@@ -49,10 +83,148 @@ class InProcess:
         await loop.run_in_executor(TTS_EXECUTOR, tts.load_voice)
 
 
+class _Inbox:
+    """This process's reply channel on one event loop, and the requests waiting on it."""
+
+    def __init__(self, layer: Any, in_flight: int) -> None:
+        self.layer = layer
+        self.loop = asyncio.get_running_loop()
+        self.pending: dict[str, asyncio.Future[Reply]] = {}
+        self.slots = {"asr": asyncio.Semaphore(in_flight), "tts": asyncio.Semaphore(in_flight)}
+        self.opened: asyncio.Future[str] = asyncio.ensure_future(layer.new_channel())
+        self.reader = asyncio.ensure_future(self._read())
+
+    @property
+    def broken(self) -> bool:
+        """The reply channel could not be had (the layer was down): open a new one next time."""
+        opened = self.opened
+        return opened.done() and (opened.cancelled() or opened.exception() is not None)
+
+    async def _read(self) -> None:
+        try:
+            channel = await self.opened
+        except Exception:
+            return  # broken: the next request opens a new inbox
+        while True:
+            try:
+                message = await self.layer.receive(channel)
+                reply = REPLY.validate_python(message)
+            except ValidationError as error:
+                logger.warning("ignored a malformed speech reply: %s", error)
+                continue
+            except Exception:
+                # A lost layer connection must not end the inbox: its waiters time out, retry.
+                logger.exception("speech replies: receive failed")
+                await asyncio.sleep(1)
+                continue
+            waiting = self.pending.get(reply.request_id)
+            # A late answer to a request already answered, or given up on, is dropped.
+            if waiting is not None and not waiting.done():
+                waiting.set_result(reply)
+
+
+class Workers:
+    """Speech on the lab-speech workers: bounded in flight, timed out, retried once, reported."""
+
+    def __init__(self, layer: Any, *, in_flight: int, timeout_s: float) -> None:
+        self.layer = layer
+        self.in_flight = in_flight
+        self.timeout_s = timeout_s
+        self._inbox_now: _Inbox | None = None
+
+    async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript:
+        def request(**fields: Any) -> AsrRequest:
+            return AsrRequest(pcm=pcm, options=options, **fields)
+
+        reply = await self._ask("asr", request, asr_timeout_s(self.timeout_s, pcm))
+        if not isinstance(reply, AsrReply):
+            raise SpeechUnavailable("asr", f"the speech worker answered {reply.type}")
+        return asr.Transcript(text=reply.text, audio_ms=reply.audio_ms, elapsed_ms=reply.elapsed_ms)
+
+    async def synthesize(self, text: str) -> bytes:
+        def request(**fields: Any) -> TtsRequest:
+            return TtsRequest(text=text, **fields)
+
+        reply = await self._ask("tts", request, tts_timeout_s(self.timeout_s, text))
+        if not isinstance(reply, TtsReply):
+            raise SpeechUnavailable("tts", f"the speech worker answered {reply.type}")
+        return reply.pcm
+
+    async def warm(self) -> None:
+        """Nothing to load: the models live in the workers, never in a web process."""
+
+    def _inbox(self) -> _Inbox:
+        inbox = self._inbox_now
+        if inbox is None or inbox.broken or inbox.loop is not asyncio.get_running_loop():
+            inbox = self._inbox_now = _Inbox(self.layer, self.in_flight)
+        return inbox
+
+    async def _ask(
+        self, kind: Kind, request: Callable[..., AsrRequest | TtsRequest], timeout_s: float
+    ) -> AsrReply | TtsReply:
+        inbox = self._inbox()
+        try:
+            reply_channel = await asyncio.shield(inbox.opened)
+        except Exception as error:
+            raise SpeechUnavailable(kind, f"no reply channel: {error}") from error
+        slot = inbox.slots[kind]
+        try:
+            # Back-pressure: beyond the bound the turn waits for a slot, but not for ever.
+            async with asyncio.timeout(self.timeout_s):
+                await slot.acquire()
+        except TimeoutError:
+            raise SpeechUnavailable(
+                kind, f"{self.in_flight} {kind} requests already in flight for {self.timeout_s:g} s"
+            ) from None
+        request_id = uuid.uuid4().hex
+        answered = inbox.pending[request_id] = asyncio.get_running_loop().create_future()
+        try:
+            # A worker that dies mid-request never answers: ask once more, another may take it.
+            for attempt in (1, 2):
+                message = request(
+                    request_id=request_id,
+                    reply_channel=reply_channel,
+                    attempt=attempt,
+                    deadline=time.time() + timeout_s,
+                )
+                try:
+                    await self.layer.send(SPEECH_CHANNEL, message.model_dump())
+                except ChannelFull:
+                    raise SpeechUnavailable(kind, "the speech workers' queue is full") from None
+                try:
+                    async with asyncio.timeout(timeout_s):
+                        reply = await asyncio.shield(answered)
+                except TimeoutError:
+                    logger.warning(
+                        "%s request %s: no answer, attempt %d", kind, request_id, attempt
+                    )
+                    continue
+                if isinstance(reply, SpeechFailed):
+                    raise SpeechUnavailable(kind, f"the speech worker failed: {reply.reason}")
+                return reply
+            raise SpeechUnavailable(
+                kind, f"no speech worker answered within {timeout_s:.1f} s, asked twice"
+            )
+        finally:
+            del inbox.pending[request_id]
+            slot.release()
+
+
+def choose_backend(*, workers: bool, layer: Any) -> SpeechBackend:
+    """Workers only when asked for and reachable: an in-memory layer lives in this process."""
+    if workers and layer is not None and not isinstance(layer, InMemoryChannelLayer):
+        return Workers(
+            layer,
+            in_flight=settings.LAB_SPEECH_IN_FLIGHT,
+            timeout_s=settings.LAB_SPEECH_TIMEOUT_S,
+        )
+    return InProcess()
+
+
 @functools.cache
 def backend() -> SpeechBackend:
     """This process's backend, chosen at its first use."""
-    return InProcess()
+    return choose_backend(workers=settings.LAB_SPEECH_WORKERS, layer=get_channel_layer())
 
 
 async def recognize(pcm: bytes, *, prompt_free: bool = False) -> asr.Transcript:
@@ -66,5 +238,5 @@ async def synthesize(text: str) -> bytes:
 
 
 async def warm() -> None:
-    """Have the models ready before the first caller waits on them."""
+    """Have the models ready before the first caller waits on them (a no-op with workers)."""
     await backend().warm()

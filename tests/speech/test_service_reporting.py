@@ -1,0 +1,80 @@
+"""A voice run whose speech workers never answer says so on its log; nothing is silently lost."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import InMemoryChannelLayer
+
+from lab.audio.frames import FRAME_BYTES, FRAME_SAMPLES
+from lab.events.types import Channel, Mode
+from lab.runs import turn_taking
+from lab.runs.pacing import AudioPacer
+from lab.runs.services import run_start
+from lab.runs.session import RunSession
+from lab.runs.voice import VoiceLink
+from lab.scenarios.catalog import contract_get
+from lab.speech import service
+from lab.speech.protocol import SPEECH_CHANNEL
+from lab.speech.service import Workers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUIET = bytes(FRAME_BYTES)
+LOUD = np.full(FRAME_SAMPLES, 3000, dtype="<i2").tobytes()
+
+
+class LoudIsSpeech:
+    """webrtcvad's stand-in: a frame is speech when it has any signal."""
+
+    def is_speech(self, pcm: bytes, rate: int) -> bool:
+        return any(pcm)
+
+
+async def test_speech_no_worker_answers_is_reported_on_the_run(monkeypatch):
+    layer = InMemoryChannelLayer()  # nobody listens on lab-speech: every worker is gone
+    workers = Workers(layer, in_flight=2, timeout_s=0.1)
+    monkeypatch.setattr(service, "backend", lambda: workers)
+
+    async def no_turn_model(pcm: bytes) -> None:
+        return None
+
+    monkeypatch.setattr(turn_taking, "turn_probability", no_turn_model)
+    monkeypatch.setattr(AudioPacer, "too_fast", lambda self, now: False)
+    run = await database_sync_to_async(run_start)(
+        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.VOICE
+    )
+    session = RunSession(run=run, contract=contract_get("correction"))
+
+    async def send(data: bytes) -> None:
+        return None
+
+    link = VoiceLink(session, send)
+    link.caller.endpointer._vad = LoudIsSpeech()
+    await session.start()
+    try:
+        for frame in [QUIET] * 10 + [LOUD] * 30 + [QUIET] * 40:
+            await link.push_audio(frame)
+        async with asyncio.timeout(60):
+            rejected = await session.wait_for_event(
+                0,
+                lambda e: e.type == "input.rejected" and e.payload.reason_kind == "asr_unavailable",
+            )
+            # The greeting could not be voiced either, and the run says so too.
+            await session.wait_for_event(
+                0,
+                lambda e: e.type == "input.rejected" and e.payload.reason_kind == "tts_unavailable",
+            )
+    finally:
+        await session.end(reason_kind="completed", reason="test over")
+        await link.aclose()
+    assert "asked twice" in rejected.payload.reason
+    assert "asr.transcribed" not in {e.type for e in session.events}
+    asked = []
+    while SPEECH_CHANNEL in layer.channels:
+        asked.append(await layer.receive(SPEECH_CHANNEL))
+    recognitions = [m for m in asked if m["type"] == "asr.request"]
+    assert sorted(m["attempt"] for m in recognitions) == [1, 2]
