@@ -41,6 +41,9 @@ browser: $(CHROMIUM)
 run: db
 	$(BIN)/python manage.py reconcileruns
 	$(BIN)/python manage.py seeddemo
+	@# The alert worker runs beside daphne and stops with it (Ctrl-C, exit or the shell's death).
+	$(BIN)/python manage.py runalerts --exit-with-parent & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT; trap 'exit 130' INT TERM; \
 	$(BIN)/daphne -b 127.0.0.1 -p 8000 lab.asgi:application
 
 # The scaled-out topology on loopback: PostgreSQL and Redis from Debian (installed when missing),
