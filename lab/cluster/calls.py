@@ -120,10 +120,10 @@ class Window:
                     raise WebSocketClosed(self.closed)
                 await self._changed.wait()
 
-    async def until_agent_speaks(self) -> None:
-        """Wait for the first agent audio: the run's voice is then set up and reading frames."""
+    async def until_agent_speaks(self, beyond_s: float = 0.0) -> None:
+        """Wait for agent audio past `beyond_s` seconds of it (the first: the voice is set up)."""
         async with self._changed:
-            while self.agent_audio_s == 0:
+            while self.agent_audio_s <= beyond_s:
                 if self.closed is not None:
                     raise WebSocketClosed(self.closed)
                 await self._changed.wait()

@@ -105,7 +105,9 @@ class Lab(contextlib.AbstractContextManager["Lab"]):
             "LAB_SIGNING_KEY_FILE": str(signing_key_file(self.state)),
             **self.extra_env,
         }
-        env.pop("LAB_SIGNING_KEY", None)
+        # Only what this topology says: nothing inherited may point elsewhere.
+        for name in ("LAB_SIGNING_KEY", "REDIS_URL", "LAB_SPEECH_WORKERS"):
+            env.pop(name, None)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
         if self.shape.speech:

@@ -1,0 +1,196 @@
+"""Scale benchmark: simultaneous typed runs and voice calls, one process on SQLite against N web
+processes + M speech workers on PostgreSQL + Redis behind nginx (both started by lab.cluster).
+
+Run: .venv/bin/python -m benchmarks.bench_scale [--quick] [--web N] [--speech M]
+Every client is a real one on loopback: HTTP to start the run, its WebSocket to drive it (typed:
+the scripted caller; voice: piper-synthesized caller lines streamed at a microphone's pace).
+Reports correct runs (verdict PASS) out of N, run duration, and for voice end of caller speech
+→ first agent audio (turn.latency total) and the caller-heard voice-to-voice time, p50 / p95.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_STATE = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
+# This process only synthesizes caller lines and evaluates logs; the servers have their own.
+os.environ["DATABASE_URL"] = f"sqlite:///{_STATE}/client.sqlite3"
+os.environ.pop("REDIS_URL", None)
+
+import django  # noqa: E402
+
+django.setup()
+
+from lab.cluster.calls import SILENCE, Microphone, Window, run_events, start_run  # noqa: E402
+from lab.cluster.processes import free_port  # noqa: E402
+from lab.cluster.topology import Backing, Lab, Shape  # noqa: E402
+from lab.evaluation.evaluator import evaluate  # noqa: E402
+from lab.evaluation.verdicts import Verdict  # noqa: E402
+from lab.events.types import TurnLatency  # noqa: E402
+from lab.scenarios.catalog import contract_get  # noqa: E402
+from lab.speech import tts  # noqa: E402
+
+SCENARIO = "correction"
+VOICE_LINES = (
+    "I'd like an appointment on Tuesday morning.",
+    "Actually, make that Friday afternoon.",
+    "Yes, book it.",
+)
+# Typed runs on the compressed conversation clock, as the issue measured them.
+TYPED_ENV = {"LAB_TIME_SCALE": "0.1", "LAB_TOOL_TIMEOUT_MS": "5000"}
+RUN_LIMIT_S = 600.0
+P95_LIMIT_MS = 1500
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+@dataclass
+class Outcome:
+    correct: bool
+    duration_s: float
+    turns: list[TurnLatency] = field(default_factory=list)
+    problem: str = ""
+
+
+async def _finish(port: int, run_id: str, cookie: str, started: float) -> Outcome:
+    events = await asyncio.to_thread(run_events, port, run_id, cookie)
+    verdict = evaluate(contract_get(SCENARIO), events).verdict
+    turns = [e.payload for e in events if isinstance(e.payload, TurnLatency)]
+    return Outcome(verdict is Verdict.PASS, time.monotonic() - started, turns, verdict.value)
+
+
+async def typed_run(port: int) -> Outcome:
+    started = time.monotonic()
+    run_id, cookie = await asyncio.to_thread(start_run, port, SCENARIO, "typed")
+    window = await Window.open(port, run_id, cookie)
+    try:
+        await window.until('data-role="driver"')
+        await window.send({"action": "play"})
+        await window.until('data-final="true"')
+    finally:
+        await window.close()
+    return await _finish(port, run_id, cookie, started)
+
+
+async def voice_call(port: int, lines: Sequence[bytes]) -> Outcome:
+    started = time.monotonic()
+    run_id, cookie = await asyncio.to_thread(start_run, port, SCENARIO, "voice")
+    window = await Window.open(port, run_id, cookie)
+    microphone: Microphone | None = None
+    try:
+        await window.until('data-role="driver"')
+        await window.until_agent_speaks()
+        microphone = Microphone(window)
+        for pcm in lines:
+            await microphone.hear_out()
+            heard = window.agent_audio_s
+            await microphone.speak(pcm)
+            await window.until_agent_speaks(beyond_s=heard)
+        await microphone.hear_out()
+        await window.send({"action": "end"})
+        await window.until('data-final="true"')
+    finally:
+        if microphone is not None:
+            await microphone.stop()
+        await window.close()
+    return await _finish(port, run_id, cookie, started)
+
+
+async def guarded(call: asyncio.Future[Outcome] | asyncio.Task[Outcome]) -> Outcome:
+    started = time.monotonic()
+    try:
+        async with asyncio.timeout(RUN_LIMIT_S):
+            return await call
+    except Exception as error:
+        return Outcome(False, time.monotonic() - started, problem=type(error).__name__)
+
+
+async def round_of(count: int, port: int, voice: Sequence[bytes] | None) -> list[Outcome]:
+    calls = [
+        asyncio.ensure_future(voice_call(port, voice) if voice else typed_run(port))
+        for _ in range(count)
+    ]
+    return list(await asyncio.gather(*(guarded(call) for call in calls)))
+
+
+def row(label: str, count: int, outcomes: list[Outcome], *, voice: bool) -> str:
+    correct = sum(o.correct for o in outcomes)
+    durations = [o.duration_s for o in outcomes]
+    problems = sorted({o.problem for o in outcomes if not o.correct})
+    cells = [
+        label,
+        str(count),
+        f"{correct}/{count}",
+        f"{statistics.median(durations):.1f} / {max(durations):.1f}",
+    ]
+    if voice:
+        totals = [t.total_ms for o in outcomes for t in o.turns]
+        heard = [t.voice_to_voice_ms for o in outcomes for t in o.turns if t.voice_to_voice_ms]
+        for values in (totals, heard):
+            cells.append(
+                f"{statistics.median(values):.0f} / {pct(values, 0.95):.0f}" if values else "n/a"
+            )
+    cells.append(", ".join(problems) or "")
+    return "| " + " | ".join(cells) + " |"
+
+
+async def measure(
+    label: str, port: int, typed: list[int], voice: list[int], lines: list[bytes]
+) -> None:
+    print(f"\n### {label}\n")
+    print("| set-up | runs | correct | duration p50 / max s | problems |")
+    print("| --- | --- | --- | --- | --- |")
+    for count in typed:
+        print(row(f"typed, {label}", count, await round_of(count, port, None), voice=False))
+    print(
+        "\n| set-up | calls | correct | duration p50 / max s | end of speech → first audio "
+        "p50 / p95 ms | voice-to-voice p50 / p95 ms | problems |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for count in voice:
+        print(row(f"voice, {label}", count, await round_of(count, port, lines), voice=True))
+
+
+def main(options: argparse.Namespace) -> None:
+    typed = [8] if options.quick else [24, 96]
+    voice = [1, 2] if options.quick else [1, 4, 8]
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}; scenario {SCENARIO}"
+    )
+    lines = [tts.synthesize(text) + SILENCE * 40 for text in VOICE_LINES]
+    env = dict(TYPED_ENV)
+    if not options.scaled_only:
+        one = Shape(web=1, speech=0, port=0)
+        sqlite = f"sqlite:///{_STATE}/one.sqlite3"
+        with Lab(_STATE / "one", one, sqlite, None, extra_env=env) as lab:
+            asyncio.run(measure("1 process, SQLite", lab.web_ports[0], typed, voice, lines))
+    shape = Shape(web=options.web, speech=options.speech, port=free_port())
+    label = f"{shape.web} web + {shape.speech} speech, PostgreSQL + Redis"
+    with (
+        Backing() as backing,
+        Lab(_STATE / "scaled", shape, backing.postgres.url(), backing.redis.url, env) as lab,
+    ):
+        asyncio.run(measure(label, shape.port, typed, voice, lines))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="8 typed runs, 1 and 2 calls")
+    parser.add_argument("--web", type=int, default=2, help="web processes in the scaled set-up")
+    parser.add_argument("--speech", type=int, default=1, help="speech workers in it")
+    parser.add_argument("--scaled-only", action="store_true", help="skip the one-process run")
+    main(parser.parse_args())
