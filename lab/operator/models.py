@@ -18,8 +18,9 @@ ROLE_CHOICES = [(r.value, r.value) for r in Role]
 class FlagCase(models.Model):
     """A flagged turn in the queue; `version` grows with every accepted action."""
 
-    # An audit record is kept for compliance, so its case is too.
-    record = models.OneToOneField(AuditRecord, on_delete=models.PROTECT, related_name="case")
+    # A case nobody acted on is only the record's place in the queue and goes with it; once
+    # someone acted, its actions protect it (and so the record) from deletion.
+    record = models.OneToOneField(AuditRecord, on_delete=models.CASCADE, related_name="case")
     # Copies of the record's slugs, for the queue's filters without a join.
     tenant = models.CharField(max_length=64)
     agent = models.CharField(max_length=64)

@@ -6,12 +6,16 @@ import importlib
 
 import pytest
 from django.apps import apps
+from django.db.models import ProtectedError
 
+from lab.accounts.roles import Role
 from lab.audit.models import AuditRecord
 from lab.audit.services import audit_record, audit_records_store
+from lab.operator.acting import act
 from lab.operator.cards import Line, transcript_lines
 from lab.operator.cases import open_cases
 from lab.operator.models import FlagCase
+from lab.operator.states import Action
 from tests.audit.calls import demo_calls
 from tests.operator.conftest import graded
 
@@ -73,3 +77,20 @@ def test_a_long_call_is_shown_around_its_flagged_turn():
     assert [line.record_id for line in agent if line.highlighted] == [10]
     # A caller line is shown once before the agent turns that answer it.
     assert [line.text for line in lines[1:4]] == ["agent 4", "caller 5", "agent 5"]
+
+
+def test_a_case_nobody_acted_on_goes_with_its_record_and_an_acted_on_one_protects_it(members):
+    stored = audit_records_store(graded(demo_calls()[0])).records
+    first, second = [r for r in stored if r.flagged][:2]
+    act(
+        tenant="demo",
+        case_id=second.case.id,
+        actor=members[Role.OPERATOR],
+        action=Action.ACKNOWLEDGE,
+        expected_version=0,
+    )
+    AuditRecord.objects.filter(pk=first.pk).delete()
+    assert not FlagCase.objects.filter(record_id=first.pk).exists()
+    with pytest.raises(ProtectedError):
+        AuditRecord.objects.filter(pk=second.pk).delete()
+    assert FlagCase.objects.filter(record_id=second.pk).exists()

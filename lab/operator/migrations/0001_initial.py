@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
                 ('assignee_role', models.CharField(blank=True, choices=[('owner', 'owner'), ('admin', 'admin'), ('operator', 'operator'), ('viewer', 'viewer')], max_length=16)),
                 ('opened_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('assignee', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='assigned_cases', to=settings.AUTH_USER_MODEL)),
-                ('record', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='case', to='audit.auditrecord')),
+                ('record', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='case', to='audit.auditrecord')),
             ],
         ),
         migrations.CreateModel(
