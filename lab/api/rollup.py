@@ -2,21 +2,24 @@
 
 Portable SQL only (SQLite and PostgreSQL): one GROUP BY per UTC day over the index
 audit_tenant_graded (tenant, graded_at, agent, verdict, grounding_verdict), which covers the query,
-so no table row is read; the triage list walks audit_tenant_flagged newest first.
+so no table row is read; the triage list walks audit_tenant_flagged newest first. The cost grows
+with the turns in the window (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
-from django.db.models import Count
+from django.db import connection
 
 from lab.api.rollup_fold import CountRow, day_window, fold
 from lab.api.schemas import Rollup, TriageTurn
 from lab.audit.models import AuditRecord
 from lab.grading.grounding import GroundingVerdict
 from lab.grading.schema import Category, Severity, Verdict
+
+_GROUPED = ("agent", "verdict", "grounding_verdict")
 
 
 def queue_url(tenant: str) -> str:
@@ -41,27 +44,37 @@ def tenant_rollup(tenant: str, *, days: int, triage_limit: int, today: date) -> 
     )
 
 
-def _counts(tenant: str, window: list[date]) -> Iterator[CountRow]:
-    # A range per day rather than a date function per row: SQLite has no native date truncation
-    # (Django's runs a Python function for every row), and ranges keep the index usable.
-    for day in window:
+def _counts(tenant: str, window: list[date]) -> list[CountRow]:
+    # One statement, a GROUP BY per UTC day joined by UNION ALL: a range per day keeps the
+    # covering index usable, and SQLite has no native date truncation (Django's runs a Python
+    # function for every row). Plain SQL, the same on SQLite and PostgreSQL.
+    quote = connection.ops.quote_name
+    column = {f.name: quote(f.column or f.name) for f in AuditRecord._meta.concrete_fields}
+    grouped = ", ".join(column[f] for f in _GROUPED)
+    table = quote(AuditRecord._meta.db_table)
+    part = (
+        f"SELECT CAST(%s AS INTEGER), {grouped}, COUNT(*) FROM {table} "
+        f"WHERE {column['tenant']} = %s AND {column['graded_at']} >= %s "
+        f"AND {column['graded_at']} < %s GROUP BY {grouped}"
+    )
+    params: list[Any] = []
+    for index, day in enumerate(window):
         start = datetime.combine(day, time.min, tzinfo=UTC)
-        grouped = (
-            AuditRecord.objects.filter(
-                tenant=tenant, graded_at__gte=start, graded_at__lt=start + timedelta(days=1)
-            )
-            .order_by()
-            .values_list("agent", "verdict", "grounding_verdict")
-            .annotate(turns=Count("*"))
+        bounds = (start, start + timedelta(days=1))
+        params += [index, tenant, *map(connection.ops.adapt_datetimefield_value, bounds)]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join([part] * len(window)), params)
+        found = cursor.fetchall()
+    return [
+        CountRow(
+            day=window[index],
+            agent=agent,
+            verdict=Verdict(verdict),
+            grounding=GroundingVerdict(grounding),
+            turns=turns,
         )
-        for agent, verdict, grounding, turns in grouped:
-            yield CountRow(
-                day=day,
-                agent=agent,
-                verdict=Verdict(verdict),
-                grounding=GroundingVerdict(grounding),
-                turns=turns,
-            )
+        for index, agent, verdict, grounding, turns in found
+    ]
 
 
 def triage(tenant: str, *, limit: int) -> list[TriageTurn]:
