@@ -1,0 +1,341 @@
+"""The lab and a pipecat 1.x pipeline side by side, on the same spoken corpus, passes interleaved.
+
+Run: .venv/bin/python -m benchmarks.bench_side_by_side [--quick] [--rounds N]
+(`make bench` builds benchmarks/.pipecat-venv for the pipecat side first.)
+Both sides hear the same clips (benchmarks/corpus.py: clean, and pitch-lowered with pink
+noise) at a microphone's pace, and both are timed from the frame holding the caller's last
+voiced sample (above -40 dBFS in the clean speech) to the first agent audio. The lab plays
+its scenarios through the real consumer path (bench_voice.play_events); pipecat runs its own
+pipeline in its own venv (pipecat_side/runner.py) at its defaults and with matched silence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks import bench_voice, corpus
+from lab.events.types import Event, Transcribed, TurnLatency
+from lab.runs import voice
+from lab.runs.caller_audio import CallerAudio
+from lab.scenarios.catalog import all_contracts
+from lab.speech import asr, service, tts
+
+ROOT = Path(__file__).resolve().parent
+PIPECAT_PYTHON = ROOT / ".pipecat-venv" / "bin" / "python"
+RUNNER = ROOT / "pipecat_side" / "runner.py"
+# The lab's scripted caller leads each line with this much silence; pipecat gets the same.
+LEAD_MS = 300
+FRAME_BYTES = 640
+# Pipecat's stand-in for the LLM says this to every turn (the lab's agent says its own).
+FIXED_REPLY = "Thursday afternoon at two is free. Shall I book it for you?"
+PIPECAT_CONFIGS = {
+    "defaults": "pipecat defaults (Silero stop 0.2 s + smart-turn v3.2)",
+    "matched": "pipecat, matched silence (Silero stop 0.5 s)",
+}
+LAB_CONFIG = "lab (its defaults, real consumer path)"
+
+
+@dataclass
+class Line:
+    """One caller line as a side heard and answered it; times in seconds on one clock."""
+
+    text: str
+    began: float
+    ended: float
+    turn_stops: list[float] = field(default_factory=list)
+    replies: list[float] = field(default_factory=list)
+    transcripts: list[str] = field(default_factory=list)
+    first_audio: float | None = None
+
+    @property
+    def cut(self) -> bool:
+        """Heard as more than one turn, or a turn ended before the caller's last voiced sample."""
+        return len(self.turn_stops) > 1 or any(t < self.ended for t in self.turn_stops)
+
+    @property
+    def partial(self) -> bool:
+        """A reply was begun before the caller's last turn of the line had ended."""
+        if not self.turn_stops:
+            return False
+        last_stop = max(self.turn_stops)
+        for reply in self.replies:
+            before = [t for t in self.turn_stops if t <= reply]
+            if before and (max(before) < self.ended or reply < last_stop):
+                return True
+        return False
+
+    @property
+    def exact(self) -> bool:
+        return words(" ".join(self.transcripts)) == words(self.text)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def windows(lines: list[Line], stamps: Sequence[float]) -> list[list[float]]:
+    """Each stamp in the window of the line it falls in: from a line's start to the next's."""
+    bounds = [line.began for line in lines[1:]] + [float("inf")]
+    return [
+        [t for t in stamps if line.began <= t < end]
+        for line, end in zip(lines, bounds, strict=True)
+    ]
+
+
+def attach(lines: list[Line], stops: list[float], replies: list[float], audio: list[float]) -> None:
+    for line, line_stops, line_replies, line_audio in zip(
+        lines, windows(lines, stops), windows(lines, replies), windows(lines, audio), strict=True
+    ):
+        line.turn_stops, line.replies = line_stops, line_replies
+        line.first_audio = next((t for t in line_audio if t >= line.ended), None)
+
+
+@dataclass
+class Pass:
+    config: str
+    variant: str
+    lines: list[Line]
+    cpu_s: float
+    peak_rss_mib: float
+    load: tuple[float, float]
+    chain: dict[str, list[float]] = field(default_factory=dict)
+
+
+# --- the lab side --------------------------------------------------------------------------
+
+
+@dataclass
+class Heard:
+    """The clip the scripted caller is saying now, and when its last voiced frame went in."""
+
+    clips: dict[str, corpus.Clip]
+    lines: list[Line] = field(default_factory=list)
+    target: bytes | None = None
+
+
+class CorpusVoice:
+    """voice.py's speech service, but the scripted caller says the corpus clip for its line."""
+
+    def __init__(self, heard: Heard) -> None:
+        self.heard = heard
+
+    async def synthesize(self, text: str) -> bytes:
+        one = self.heard.clips.get(text)
+        if one is None:
+            return await service.synthesize(text)
+        frame = one.end_sample * 2 // FRAME_BYTES
+        self.heard.target = one.pcm[frame * FRAME_BYTES : (frame + 1) * FRAME_BYTES]
+        self.heard.lines.append(Line(text=text, began=time.time(), ended=float("nan")))
+        return one.pcm
+
+
+def hook_lab(heard: Heard) -> None:
+    """Route the scripted caller's voice through the corpus and stamp its last voiced frame."""
+    push_audio = CallerAudio.push_audio
+
+    async def stamped(self: CallerAudio, data: bytes) -> None:
+        if heard.target is not None and data == heard.target:
+            heard.lines[-1].ended, heard.target = time.time(), None
+        await push_audio(self, data)
+
+    CallerAudio.push_audio = stamped  # type: ignore[method-assign]
+    voice.service = CorpusVoice(heard)  # type: ignore[assignment]
+
+
+def at(event: Event) -> float:
+    return event.at.timestamp()
+
+
+def observe_lab(lines: list[Line], events: list[Event]) -> None:
+    """Fill one scenario's lines from its event log."""
+
+    def of(kind: str) -> list[float]:
+        return sorted(at(e) for e in events if e.type == kind)
+
+    attach(lines, of("vad.speech_ended"), of("agent.utterance"), of("agent.audio_started"))
+    said = [(at(e), e.payload.text) for e in events if isinstance(e.payload, Transcribed)]
+    for line, stamps in zip(lines, windows(lines, [t for t, _ in said]), strict=True):
+        line.transcripts = [text for t, text in said if t in stamps]
+
+
+async def lab_pass(scenarios: list[str], clips: dict[str, corpus.Clip], heard: Heard) -> Pass:
+    heard.clips = clips
+    load_before, cpu_before = os.getloadavg()[0], time.process_time()
+    lines: list[Line] = []
+    chain: dict[str, list[float]] = {}
+    for scenario in scenarios:
+        heard.lines = []
+        events = await bench_voice.play_events(scenario)
+        if any(line.ended != line.ended for line in heard.lines):  # NaN: that frame never came
+            raise SystemExit("the lab's scripted caller no longer sends the clip in whole frames")
+        observe_lab(heard.lines, events)
+        lines += heard.lines
+        for latency in (e.payload for e in events if isinstance(e.payload, TurnLatency)):
+            for name, value in latency.model_dump().items():
+                if name.endswith("_ms"):
+                    chain.setdefault(name.removesuffix("_ms"), []).append(value)
+    cpu_s = time.process_time() - cpu_before
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    load = (load_before, os.getloadavg()[0])
+    return Pass(LAB_CONFIG, clips_variant(clips), lines, cpu_s, peak, load, chain)
+
+
+def clips_variant(clips: dict[str, corpus.Clip]) -> str:
+    return next(iter(clips.values())).variant
+
+
+# --- the pipecat side ----------------------------------------------------------------------
+
+
+async def pipecat_pass(
+    config: str, texts: list[str], clips: dict[str, corpus.Clip], folder: Path
+) -> Pass:
+    paths = corpus.write(clips, folder)
+    said = [{"text": t, "pcm": str(paths[t]), "end_sample": clips[t].end_sample} for t in texts]
+    manifest = folder / f"manifest-{config}.json"
+    manifest.write_text(
+        json.dumps({"config": config, "lead_ms": LEAD_MS, "reply": FIXED_REPLY, "clips": said})
+    )
+    load_before = os.getloadavg()[0]
+    process = await asyncio.create_subprocess_exec(
+        str(PIPECAT_PYTHON),
+        str(RUNNER),
+        str(manifest),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    if process.returncode != 0:
+        sys.stderr.write(err.decode(errors="replace")[-4000:])
+        raise SystemExit(f"the pipecat runner failed ({config}), exit {process.returncode}")
+    result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    clock = result["clock"]
+    lines = [Line(text=x["text"], began=x["began"], ended=x["ended"]) for x in result["lines"]]
+    attach(lines, clock["turn_stops"], clock["replies"], clock["audio"])
+    said = clock["transcripts"]
+    for line, stamps in zip(lines, windows(lines, [t for t, _ in said]), strict=True):
+        line.transcripts = [text.strip() for t, text in said if t in stamps]
+    chain: dict[str, list[float]] = {"end → turn stopped": [], "turn stopped → first audio": []}
+    for line in lines:
+        stop = next((t for t in line.turn_stops if t >= line.ended), None)
+        if stop is not None and line.first_audio is not None:
+            chain["end → turn stopped"].append((stop - line.ended) * 1000)
+            chain["turn stopped → first audio"].append((line.first_audio - stop) * 1000)
+    load = (load_before, os.getloadavg()[0])
+    return Pass(
+        PIPECAT_CONFIGS[config],
+        clips_variant(clips),
+        lines,
+        result["cpu_s"],
+        result["peak_rss_mib"],
+        load,
+        chain,
+    )
+
+
+# --- the report ----------------------------------------------------------------------------
+
+
+def cell(values: Sequence[float]) -> str:
+    if not values:
+        return "-"
+    return f"{statistics.median(values):.0f} / {bench_voice.pct(values, 0.95):.0f}"
+
+
+def row(passes: list[Pass]) -> str:
+    lines = [line for p in passes for line in p.lines]
+    latencies = [
+        (line.first_audio - line.ended) * 1000 for line in lines if line.first_audio is not None
+    ]
+    loads = [x for p in passes for x in p.load]
+    cpu_ms = sum(p.cpu_s for p in passes) * 1000 / max(len(lines), 1)
+    return (
+        f"| {passes[0].config} | {passes[0].variant} | {len(lines)} | {cell(latencies)} | "
+        f"{sum(line.cut for line in lines)} | {sum(line.partial for line in lines)} | "
+        f"{sum(line.exact for line in lines)}/{len(lines)} | "
+        f"{sum(line.first_audio is None for line in lines)} | {cpu_ms:.0f} | "
+        f"{max(p.peak_rss_mib for p in passes):.0f} | {min(loads):.1f} to {max(loads):.1f} |"
+    )
+
+
+def report(passes: list[Pass]) -> None:
+    print(
+        "\n| configuration | audio | turns | last voiced sample → first audio p50 / p95 ms "
+        "| cut mid-utterance | answered on a partial transcript | exact transcripts "
+        "| no reply | CPU ms per turn | peak RSS MiB | load average |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    keys = list(dict.fromkeys((p.config, p.variant) for p in passes))
+    for key in keys:
+        print(row([p for p in passes if (p.config, p.variant) == key]))
+    print("\nWhat each part of the chain costs (p50 / p95 ms):\n")
+    for key in keys:
+        chain: dict[str, list[float]] = {}
+        for p in (p for p in passes if (p.config, p.variant) == key):
+            for name, values in p.chain.items():
+                chain.setdefault(name, []).extend(values)
+        parts = ", ".join(f"{name} {cell(values)}" for name, values in chain.items() if values)
+        print(f"- {key[0]}, {key[1]}: {parts}")
+    print("\nLines a side cut off or answered early:")
+    for p in passes:
+        for line in p.lines:
+            if line.cut or line.partial or not line.exact:
+                heard = " | ".join(line.transcripts)
+                print(f"- {p.config}, {p.variant}: {line.text!r} → {heard!r}")
+
+
+async def main(options: argparse.Namespace) -> None:
+    if not PIPECAT_PYTHON.exists():
+        raise SystemExit(f"no {PIPECAT_PYTHON}: `make bench` creates the pipecat venv")
+    scenarios = options.scenarios or (["correction"] if options.quick else sorted(all_contracts()))
+    texts = corpus.caller_lines(scenarios)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f}"
+    )
+    print(f"scenarios: {', '.join(scenarios)}; {len(texts)} caller lines per pass")
+    print(
+        f"noisy: pitch {corpus.PITCH_SEMITONES:+.0f} semitones (resampled), pink noise at "
+        f"{corpus.SNR_DB:.0f} dB SNR"
+    )
+    heard = Heard(clips={})
+    hook_lab(heard)
+    folder = Path(tempfile.mkdtemp(prefix="bench-side-"))
+    passes: list[Pass] = []
+    for round_number in range(options.rounds):
+        for variant in corpus.VARIANTS:
+            clips = corpus.build(texts, variant)
+            # Each pass starts with an empty phrase cache, as bench_voice's configurations do.
+            service.sentence_pcm.cache_clear()
+            passes.append(await lab_pass(scenarios, clips, heard))
+            for config in PIPECAT_CONFIGS:
+                passes.append(await pipecat_pass(config, texts, clips, folder / variant))
+            for done in passes[-1 - len(PIPECAT_CONFIGS) :]:
+                print(f"round {round_number + 1}, {variant}: {done.config}", flush=True)
+    report(passes)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="the correction scenario only")
+    parser.add_argument("--scenarios", nargs="+", help="these scenarios (default: all)")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds of all passes")
+    options = parser.parse_args()
+    bench_voice.call_command("migrate", verbosity=0)
+    asr.load_model()
+    tts.load_voice()
+    asyncio.run(main(options))
