@@ -69,8 +69,17 @@ typecheck: install
 test: db browser lint typecheck
 	$(BIN)/python -m pytest
 
-bench: install
-	for b in gate evaluator asr voice reports grader understanding commit_load; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
+# The pipecat pipeline that bench_side_by_side runs beside the lab lives in its own venv.
+PIPECAT_VENV := benchmarks/.pipecat-venv
+PIPECAT_STAMP := $(PIPECAT_VENV)/.installed
+$(PIPECAT_STAMP): benchmarks/pipecat_side/requirements.txt
+	$(PY) -m venv $(PIPECAT_VENV)
+	$(PIPECAT_VENV)/bin/pip install --quiet --upgrade pip
+	$(PIPECAT_VENV)/bin/pip install --quiet -r benchmarks/pipecat_side/requirements.txt
+	touch $(PIPECAT_STAMP)
+
+bench: install $(PIPECAT_STAMP)
+	for b in gate evaluator asr voice reports grader understanding commit_load side_by_side; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache
+	rm -rf $(VENV) $(PIPECAT_VENV) .pytest_cache .hypothesis .mypy_cache
