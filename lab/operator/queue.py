@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lab.accounts.models import Agent
 from lab.operator.filters import QueueFilter
-from lab.operator.models import FlagCase
+from lab.operator.models import ConstraintCandidate, FlagCase
 
 PAGE_SIZE = 20
 
@@ -45,3 +45,8 @@ def agents_of(tenant: str) -> list[str]:
 
 def queue_has(tenant: str, case_id: int) -> bool:
     return FlagCase.objects.filter(tenant=tenant, pk=case_id).exists()
+
+
+def candidates_of(tenant: str, *, limit: int = 10) -> list[ConstraintCandidate]:
+    """The newest notes operators proposed for the constraint list by overriding a flag."""
+    return list(ConstraintCandidate.objects.filter(tenant=tenant).order_by("-id")[:limit])

@@ -20,12 +20,12 @@ from django_htmx.http import HttpResponseClientRedirect
 from pydantic import ValidationError
 
 from lab.accounts.access import role_in
-from lab.accounts.roles import Role, can_act
+from lab.accounts.roles import Role, can_act, can_manage
 from lab.grading.schema import Category, Severity
 from lab.operator.acting import BadTarget, CaseNotFound, Conflict, act
 from lab.operator.cards import TEMPLATE, card_of, cards_for, escalation_targets, render_card
 from lab.operator.filters import MAX_ID, BadFilter, QueueFilter, parse_filter
-from lab.operator.queue import agents_of, queue_has, queue_page_cases
+from lab.operator.queue import agents_of, candidates_of, queue_has, queue_page_cases
 from lab.operator.states import ActRequest, CaseState, InvalidTransition
 
 NOT_FOUND = "There is no such queue."
@@ -77,6 +77,8 @@ def queue_page(request: HttpRequest, tenant: str) -> HttpResponse:
         if page.next_before
         else None,
         "ws_url": f"/ws/t/{tenant}/queue/?{request.GET.urlencode()}",
+        # Those who maintain the constraint list see what overrides proposed for it.
+        "candidates": candidates_of(tenant) if can_manage(role) else None,
     }
     return render(request, TEMPLATE, context)
 

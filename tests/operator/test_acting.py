@@ -233,3 +233,16 @@ def test_a_form_posted_without_htmx_gets_a_whole_page_with_the_card(client, memb
     html = response.content.decode()
     assert html.startswith("<!doctype html>") and "Back to the queue" in html
     assert f'id="case-{flagged[0].id}"' in html
+
+
+def test_owners_and_admins_see_the_proposed_constraints_on_the_queue_page(client, members, flagged):
+    client.force_login(members[Role.OPERATOR])
+    post(client, flagged[0], action="override", note="Truing is $45 since the May price list.")
+    assert 'id="constraint-candidates"' not in client.get("/t/demo/queue/").content.decode()
+    for role in (Role.OWNER, Role.ADMIN):
+        client.force_login(members[role])
+        html = client.get("/t/demo/queue/").content.decode()
+        section = html[html.index('id="constraint-candidates"') :]
+        assert "<strong>operator1</strong>" in section
+        assert "Truing is $45 since the May price list." in section
+        assert f"audit_{flagged[0].record_id} (demo_v1)" in section
