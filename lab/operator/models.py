@@ -51,9 +51,10 @@ class CaseAction(models.Model):
     """One accepted operator action: who, when, from which state to which. Never changed."""
 
     case = models.ForeignKey(FlagCase, on_delete=models.PROTECT, related_name="actions")
-    # The name is copied so the entry still says who acted after the account is gone.
+    # Entries are never changed (a database trigger refuses it), so someone who acted cannot be
+    # deleted: deactivate the account instead. The name is copied for reading the entry alone.
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
     )
     actor_name = models.CharField(max_length=150)
     action = models.CharField(max_length=16, choices=[(a.value, a.value) for a in Action])

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import DatabaseError, transaction
+from django.db.models import ProtectedError
 
 from lab.accounts.roles import Role
 from lab.operator import acting
@@ -246,3 +248,29 @@ def test_owners_and_admins_see_the_proposed_constraints_on_the_queue_page(client
         assert "<strong>operator1</strong>" in section
         assert "Truing is $45 since the May price list." in section
         assert f"audit_{flagged[0].record_id} (demo_v1)" in section
+
+
+def test_the_database_refuses_to_change_a_recorded_action(members, flagged):
+    entry = act(
+        tenant="demo",
+        case_id=flagged[0].id,
+        actor=members[Role.OWNER],
+        action=Action.ACKNOWLEDGE,
+        expected_version=0,
+    )
+    with pytest.raises(DatabaseError, match="written once"), transaction.atomic():
+        CaseAction.objects.filter(pk=entry.pk).update(note="it was fine")
+    assert CaseAction.objects.get(pk=entry.pk).note == ""
+
+
+def test_someone_who_acted_is_kept_so_the_entry_keeps_its_actor(members, flagged):
+    act(
+        tenant="demo",
+        case_id=flagged[0].id,
+        actor=members[Role.OPERATOR],
+        action=Action.ACKNOWLEDGE,
+        expected_version=0,
+    )
+    with pytest.raises(ProtectedError):
+        members[Role.OPERATOR].delete()
+    members[Role.VIEWER].delete()  # who never acted goes as usual

@@ -41,7 +41,7 @@ class Migration(migrations.Migration):
                 ('note', models.TextField(blank=True)),
                 ('escalated_to', models.CharField(blank=True, max_length=200)),
                 ('at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('actor', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('actor', models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
                 ('case', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='actions', to='operator.flagcase')),
             ],
             options={
