@@ -126,3 +126,11 @@ def test_unknown_addresses_under_api_are_json_404s(client, world):
         assert response.json()["code"] == "not_found"
     bad_slug = client.get(GRADER.format(agent="NOT%20A%20SLUG"), headers=world.header("acme-owner"))
     assert (bad_slug.status_code, bad_slug.json()["code"]) == (404, "not_found")
+
+
+def test_a_wrong_method_is_a_405_problem_naming_the_allowed_one(client, world):
+    for url in (ROLLUP, GRADER.format(agent="front-desk")):
+        response = client.post(url, headers=world.header("acme-owner"))
+        assert response.status_code == 405, url
+        assert response.json()["code"] == "method_not_allowed"
+        assert response["Allow"] == "GET"
