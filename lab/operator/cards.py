@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.db.models import prefetch_related_objects
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -95,6 +96,9 @@ def cards_for(cases: Sequence[FlagCase]) -> list[Card]:
         .order_by("id")
     ):
         rows[row.call_id].append(row)
+    # Each card shows its flag's webhook deliveries (templates/alerts/_card.html): one read for
+    # the page instead of one per card.
+    prefetch_related_objects(list(records.values()), "alerts__endpoint", "alerts__tries")
     history: dict[int, list[CaseAction]] = defaultdict(list)
     for action in CaseAction.objects.filter(case__in=[c.id for c in cases]).order_by("id"):
         history[action.case_id].append(action)

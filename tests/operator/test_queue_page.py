@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from lab.accounts.roles import Role
+from lab.alerts.outbox import endpoint_create
 from lab.audit.services import audit_records_store
 from lab.operator.filters import QueueFilter
 from lab.operator.models import FlagCase
 from lab.operator.queue import queue_page_cases
+from tests.audit.calls import demo_calls
 from tests.operator.conftest import graded, one_call
 
 pytestmark = pytest.mark.django_db
@@ -142,3 +146,20 @@ def test_paging_walks_every_case_once_newest_first(client, members, flagged):
     assert card_ids(html) == [c.id for c in flagged[3:]]
     assert 'id="queue-older"' not in html  # six cases fit on one page of twenty
     assert card_ids(client.get(f"{QUEUE}?before={oldest}").content.decode()) == []
+
+
+def test_the_page_reads_the_same_number_of_queries_however_many_cards(client, members, demo):
+    # With an endpoint, critical flags carry webhook deliveries that every card shows.
+    endpoint_create(tenant="demo", url="http://127.0.0.1:9/hook")
+    client.force_login(members[Role.OPERATOR])
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(QUEUE).status_code == 200
+        return len(captured.captured_queries)
+
+    audit_records_store(graded(demo_calls()[0]))
+    six = queries()
+    audit_records_store(graded(demo_calls()[0], agent="second-agent"))
+    assert FlagCase.objects.count() == 12
+    assert queries() == six
