@@ -46,6 +46,7 @@ from lab.events.types import (
 from lab.runs.ending import QUIET_END_S
 from lab.scenarios.contracts import Contract
 from lab.web.grade_views import VERDICT_LABELS, ChunkView
+from lab.web.waterfall import waterfalls
 
 TEMPLATE = "web/run.html"
 
@@ -269,30 +270,6 @@ def decision_item(event: Event) -> DecisionItem | None:
     return None
 
 
-@dataclass(frozen=True)
-class LatencyBar:
-    label: str
-    ms: int
-    offset_pct: float
-    width_pct: float
-
-
-def latency_bars(latency: TurnLatency) -> dict:
-    """A turn's latency chain as waterfall bars, each offset by the steps before it."""
-    steps = [
-        ("endpointing", latency.endpointing_ms),
-        ("recognition", latency.recognition_ms),
-        ("agent", latency.agent_ms),
-        ("synthesis", latency.synthesis_ms),
-    ]
-    scale = max(latency.total_ms, sum(ms for _, ms in steps), 1)
-    bars, offset = [], 0
-    for label, ms in steps:
-        bars.append(LatencyBar(label, ms, 100 * offset / scale, 100 * ms / scale))
-        offset += ms
-    return {"caller_event_id": latency.caller_event_id, "total_ms": latency.total_ms, "bars": bars}
-
-
 def panel_context(contract: Contract, events: list[Event]) -> dict:
     """Everything the run page needs to draw the panel from scratch."""
     return {
@@ -303,6 +280,7 @@ def panel_context(contract: Contract, events: list[Event]) -> dict:
         "evaluation": evaluate(contract, events),
         "ended": bool(events) and events[-1].type == "run.ended",
         "quiet_end_s": f"{QUIET_END_S:g}",
+        "waterfalls": waterfalls(events),
     }
 
 
@@ -324,7 +302,8 @@ def event_fragments(contract: Contract, events: list[Event], event: Event) -> st
     if (decision := decision_item(event)) is not None:
         parts.append(_partial("decision_append", {"decision": decision}))
     if isinstance(event.payload, TurnLatency):
-        parts.append(_partial("latency_append", {"turn": latency_bars(event.payload)}))
+        upto = next((i for i, e in enumerate(events) if e.id == event.id), len(events) - 1)
+        parts.append(_partial("latency_append", {"turn": waterfalls(events[: upto + 1])[-1]}))
     ended = event.type == "run.ended"
     parts.append(
         _partial(

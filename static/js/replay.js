@@ -62,8 +62,9 @@
 
   const reset = () => {
     pause();
-    for (const id of ["transcript", "decisions", "event-log"]) {
-      document.getElementById(id).replaceChildren();
+    for (const id of ["transcript", "decisions", "event-log", "latency"]) {
+      const box = document.getElementById(id);
+      if (box) box.replaceChildren(); // a typed run's replay has no latency box
     }
     position = 0;
     apply(0);
