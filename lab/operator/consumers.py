@@ -11,8 +11,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from lab.accounts.access import role_in
 from lab.accounts.roles import can_act
-from lab.operator.filters import BadFilter, QueueFilter, parse_filter
-from lab.operator.live import CardMessage, queue_group
+from lab.operator.filters import MAX_ID, BadFilter, QueueFilter, parse_filter
+from lab.operator.live import CardMessage, cards_since, queue_group
 
 CLOSE_BAD_FILTER = 4400
 CLOSE_LOG_IN = 4403  # nobody is logged in on this socket
@@ -35,16 +35,26 @@ class QueueConsumer(AsyncWebsocketConsumer):
             await self._refuse(CLOSE_NOT_FOUND)
             return
         query = parse_qs(self.scope.get("query_string", b"").decode(), keep_blank_values=True)
+        # The newest record the page showed; the filters are the page's own.
+        after = query.pop("after", ["0"])
         try:
             self.filter: QueueFilter = parse_filter(query)
+            self.after = _record_id(after)
         except BadFilter:
             await self._refuse(CLOSE_BAD_FILTER)
             return
         self.may_act = can_act(role)
         self.group = queue_group(tenant)
-        # Joined before the handshake completes: a flag stored once the page is open is seen.
+        # Joined before reading what the page lacks: nothing stored in between is missed (a
+        # card sent twice is dropped by static/js/queue.js).
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        if self.filter.before is None:
+            missed = await database_sync_to_async(cards_since)(
+                tenant, self.filter, after=self.after, may_act=self.may_act
+            )
+            for html in missed:
+                await self.send(text_data=html)
 
     async def _refuse(self, code: int) -> None:
         await self.accept()
@@ -63,3 +73,9 @@ class QueueConsumer(AsyncWebsocketConsumer):
         if card.mode == "new" and not self.filter.matches(**facets, state=card.state):
             return
         await self.send(text_data=card.html_act if self.may_act else card.html_view)
+
+
+def _record_id(given: list[str]) -> int:
+    if len(given) != 1 or not given[0].isdigit() or int(given[0]) > MAX_ID:
+        raise BadFilter(f"after {given!r} is not a record id")
+    return int(given[0])

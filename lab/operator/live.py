@@ -11,7 +11,9 @@ from channels.layers import get_channel_layer
 from pydantic import BaseModel, ConfigDict
 
 from lab.operator.cards import Card, Target, cards_for, escalation_targets, render_card
+from lab.operator.filters import QueueFilter
 from lab.operator.models import FlagCase
+from lab.operator.queue import queue_page_cases
 
 # "new" goes on top of the list, "update" replaces the card where a page shows it.
 Mode = Literal["new", "update"]
@@ -30,6 +32,7 @@ class CardMessage(BaseModel):
     type: Literal["queue.card"] = "queue.card"
     mode: Mode
     case: int
+    record: int
     severity: str
     category: str
     agent: str
@@ -49,6 +52,7 @@ def card_message(card: Card, *, mode: Mode, targets: list[Target]) -> CardMessag
     return CardMessage(
         mode=mode,
         case=card.case.id,
+        record=card.record.id,
         severity=record.severity,
         category=record.category,
         agent=card.case.agent,
@@ -72,3 +76,14 @@ def push_cards(case_ids: Sequence[int], *, mode: Mode) -> None:
         for card in cards_for(group):
             message = card_message(card, mode=mode, targets=targets)
             async_to_sync(layer.group_send)(queue_group(tenant), message.model_dump())
+
+
+def cards_since(tenant: str, wanted: QueueFilter, *, after: int, may_act: bool) -> list[str]:
+    """The new-card messages a (re)connecting page lacks: its filter's cases whose record is
+    newer than the newest it showed, oldest first so the newest ends on top."""
+    cases = queue_page_cases(tenant, wanted, after=after).cases
+    targets = escalation_targets(tenant) if may_act else []
+    return [
+        render_card(card, tenant=tenant, may_act=may_act, targets=targets, oob="new")
+        for card in reversed(cards_for(cases))
+    ]

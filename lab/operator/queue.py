@@ -18,8 +18,11 @@ class QueuePage:
     next_before: int | None
 
 
-def queue_page_cases(tenant: str, wanted: QueueFilter, *, size: int = PAGE_SIZE) -> QueuePage:
-    """One page of the tenant's cases, newest flagged turn first."""
+def queue_page_cases(
+    tenant: str, wanted: QueueFilter, *, size: int = PAGE_SIZE, after: int = 0
+) -> QueuePage:
+    """One page of the tenant's cases, newest flagged turn first; `after` keeps only those
+    whose record is newer than that id."""
     cases = FlagCase.objects.filter(tenant=tenant).select_related("record", "assignee")
     if wanted.state is not None:
         cases = cases.filter(state=wanted.state.value)
@@ -31,6 +34,8 @@ def queue_page_cases(tenant: str, wanted: QueueFilter, *, size: int = PAGE_SIZE)
         cases = cases.filter(record__category=wanted.category.value)
     if wanted.before is not None:
         cases = cases.filter(record_id__lt=wanted.before)
+    if after:
+        cases = cases.filter(record_id__gt=after)
     found = list(cases.order_by("-record_id")[: size + 1])
     more = len(found) > size
     return QueuePage(found[:size], found[size - 1].record_id if more else None)

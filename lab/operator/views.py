@@ -25,6 +25,7 @@ from lab.grading.schema import Category, Severity
 from lab.operator.acting import BadTarget, CaseNotFound, Conflict, act
 from lab.operator.cards import TEMPLATE, card_of, cards_for, escalation_targets, render_card
 from lab.operator.filters import MAX_ID, BadFilter, QueueFilter, parse_filter
+from lab.operator.models import FlagCase
 from lab.operator.queue import agents_of, candidates_of, queue_has, queue_page_cases
 from lab.operator.states import ActRequest, CaseState, InvalidTransition
 
@@ -76,11 +77,18 @@ def queue_page(request: HttpRequest, tenant: str) -> HttpResponse:
         "next_url": f"?{urlencode(wanted.query(before=page.next_before))}"
         if page.next_before
         else None,
-        "ws_url": f"/ws/t/{tenant}/queue/?{request.GET.urlencode()}",
+        "ws_url": _socket_url(tenant, request, page.cases),
         # Those who maintain the constraint list see what overrides proposed for it.
         "candidates": candidates_of(tenant) if can_manage(role) else None,
     }
     return render(request, TEMPLATE, context)
+
+
+def _socket_url(tenant: str, request: HttpRequest, shown: list[FlagCase]) -> str:
+    """The page's socket: its own filters, and the newest record it shows."""
+    query = request.GET.copy()
+    query["after"] = str(shown[0].record_id if shown else 0)
+    return f"/ws/t/{tenant}/queue/?{query.urlencode()}"
 
 
 @require_POST

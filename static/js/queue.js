@@ -15,3 +15,14 @@ for (const [name, live] of [["htmx:wsOpen", "true"], ["htmx:wsClose", "false"]])
     if (queue) queue.dataset.live = live;
   });
 }
+// A (re)connecting socket sends every card newer than the page was drawn with, so a card that
+// also came live is on the page twice: keep the one already there (it may hold a note being
+// typed), drop the new copy on top.
+document.addEventListener("htmx:wsAfterMessage", () => {
+  const seen = new Set();
+  const cards = Array.from(document.querySelectorAll("#queue-cards > .queue-card")).reverse();
+  for (const card of cards) {
+    if (seen.has(card.id)) card.remove();
+    else seen.add(card.id);
+  }
+});

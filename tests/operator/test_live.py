@@ -104,8 +104,8 @@ async def test_a_page_gets_only_the_new_cards_its_filters_match(people):
 
 
 async def test_an_action_redraws_the_card_on_every_open_page(people):
-    await database_sync_to_async(store_demo_calls)()
-    watching = await socket(people[Role.VIEWER])
+    records = await database_sync_to_async(store_demo_calls)()
+    watching = await socket(people[Role.VIEWER], f"/ws/t/demo/queue/?after={records[-1].id}")
     try:
         case = await database_sync_to_async(lambda: FlagCase.objects.order_by("id").first())()
         await database_sync_to_async(act)(
@@ -130,6 +130,7 @@ async def test_an_action_redraws_the_card_on_every_open_page(people):
         (Role.OWNER, "/ws/t/acme/queue/", 4404),
         (Role.OWNER, "/ws/t/nosuch/queue/", 4404),
         (Role.OWNER, "/ws/t/demo/queue/?severity=loud", 4400),
+        (Role.OWNER, "/ws/t/demo/queue/?after=soon", 4400),
     ],
 )
 async def test_anyone_but_a_member_is_closed_out(people, who, path, code):
@@ -169,3 +170,21 @@ async def test_an_ungrounded_run_lands_its_flagged_turns_in_the_queue_live(peopl
         lambda: list(FlagCase.objects.filter(record__run=run).values_list("agent", "state"))
     )()
     assert set(cases) == {("demo-agent", "open")}
+
+
+async def test_a_connecting_page_gets_the_cards_stored_after_it_was_drawn(people):
+    """The page was drawn showing record `after`; flags stored before its socket joined arrive
+    on connect, oldest first (each goes on top), within the page's filters."""
+    records = await database_sync_to_async(store_demo_calls)()
+    flagged = [r for r in records if r.flagged]
+    drawn = flagged[1].id
+    page = await socket(people[Role.OPERATOR], f"/ws/t/demo/queue/?after={drawn}&category=price")
+    try:
+        missed = [r for r in flagged if r.id > drawn and r.category == "price"]
+        for record in missed:
+            html = await page.receive_from(timeout=WAIT_S)
+            assert html.startswith('<div id="queue-cards" hx-swap-oob="afterbegin">')
+            assert f'data-audit-record="{record.id}"' in html
+        assert await page.receive_nothing(timeout=0.2)
+    finally:
+        await page.disconnect()

@@ -53,7 +53,10 @@ def test_every_member_sees_the_flags_newest_first_and_only_actors_get_buttons(
     assert card_ids(html) == [c.id for c in flagged]
     assert ('name="action"' in html) is (role is not Role.VIEWER)
     assert f"You are {role.value}" in html
-    assert 'ws-connect="/ws/t/demo/queue/?"' in html
+    # The socket carries the page's filters and the newest record it shows.
+    assert f'ws-connect="/ws/t/demo/queue/?after={flagged[0].record_id}"' in html
+    filtered = client.get(f"{QUEUE}?severity=info").content.decode()
+    assert 'ws-connect="/ws/t/demo/queue/?severity=info&amp;after=' in filtered
 
 
 def test_a_card_shows_the_turn_in_its_call_the_rationale_the_constraint_and_the_chunks(
