@@ -41,11 +41,14 @@ def _role(request: HttpRequest, tenant: str) -> Role:
     return role
 
 
-def _to_login(request: HttpRequest) -> HttpResponse:
+def _to_login(request: HttpRequest, tenant: str) -> HttpResponse:
+    """To the login page, and back to the queue after (an action's URL only takes a POST)."""
+    safe = request.method in ("GET", "HEAD")
+    back = request.get_full_path() if safe else reverse("queue_page", args=[tenant])
     if getattr(request, "htmx", False):
         # An htmx request would swap the login page into the card; send the whole page there.
-        return HttpResponseClientRedirect(f"{reverse('login')}?next={request.path}")
-    return redirect_to_login(request.get_full_path())
+        return HttpResponseClientRedirect(f"{reverse('login')}?{urlencode({'next': back})}")
+    return redirect_to_login(back)
 
 
 @never_cache
@@ -53,7 +56,7 @@ def _to_login(request: HttpRequest) -> HttpResponse:
 def queue_page(request: HttpRequest, tenant: str) -> HttpResponse:
     """Flagged turns, newest first, filtered by severity, category, agent and state."""
     if not request.user.is_authenticated:
-        return _to_login(request)
+        return _to_login(request, tenant)
     role = _role(request, tenant)
     context: dict[str, Any] = {
         "tenant": tenant,
@@ -96,7 +99,7 @@ def case_act(request: HttpRequest, tenant: str, case_id: int) -> HttpResponse:
     """Acknowledge, override or escalate one case; the answer is the card as it now stands."""
     actor = request.user
     if not isinstance(actor, User) or not actor.is_authenticated:
-        return _to_login(request)
+        return _to_login(request, tenant)
     role = _role(request, tenant)
     if case_id > MAX_ID:
         raise Http404(NO_CASE)
