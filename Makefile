@@ -79,7 +79,7 @@ $(PIPECAT_STAMP): benchmarks/pipecat_side/requirements.txt
 	touch $(PIPECAT_STAMP)
 
 bench: install-postgres $(PIPECAT_STAMP)
-	for b in gate evaluator asr voice reports grader understanding commit_load side_by_side scale; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
+	for b in gate evaluator asr voice reports grader understanding commit_load side_by_side scale audit; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) $(PIPECAT_VENV) .pytest_cache .hypothesis .mypy_cache
