@@ -15,14 +15,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from itertools import islice
 from typing import Any
+from unittest import mock
 
 _STATE = tempfile.mkdtemp(prefix="bench-audit-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
@@ -129,15 +132,11 @@ def ingest(base: list[AuditEntry], now: datetime, start: int, count: int) -> flo
 @contextmanager
 def without_flag_hook() -> Iterator[None]:
     """The store alone: what the flag hook (cases, alerts, live push) adds is measured apart."""
-    hook = getattr(services, "_flagged_landed", None)
-    if hook is None:
+    if not hasattr(services, "_flagged_landed"):
         yield
         return
-    services._flagged_landed = lambda records: None  # type: ignore[attr-defined]
-    try:
+    with mock.patch.object(services, "_flagged_landed", lambda records: None):
         yield
-    finally:
-        services._flagged_landed = hook  # type: ignore[attr-defined]
 
 
 def fill(total: int) -> float:
@@ -146,7 +145,7 @@ def fill(total: int) -> float:
     columns = [
         f.column
         for f in AuditRecord._meta.concrete_fields
-        if f.column not in ("id", "run_id", "corrects_id")
+        if f.column and f.column not in ("id", "run_id", "corrects_id")
     ]
     have_at_start = AuditRecord.objects.count()
     started, generation = time.perf_counter(), 0
@@ -214,7 +213,7 @@ def main() -> None:
         since = datetime.combine(today - timedelta(days=days - 1), datetime.min.time(), UTC)
         in_window = AuditRecord.objects.filter(tenant=tenant, graded_at__gte=since).count()
         best, median = timed(
-            lambda t=tenant, d=days: tenant_rollup(t, days=d, triage_limit=20, today=today)
+            partial(tenant_rollup, tenant, days=days, triage_limit=20, today=today)
         )
         print(f"| rollup {tenant} days={days} | {in_window:,} | {best:.1f} | {median:.1f} |")
     best, median = timed(lambda: audit_records_for_agent(tenant="big", agent=AGENTS[0], limit=200))
@@ -222,4 +221,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        # A million rows make a 2 GB SQLite file; nothing in the temporary folder is kept.
+        shutil.rmtree(_STATE, ignore_errors=True)
