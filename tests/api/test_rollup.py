@@ -146,7 +146,7 @@ def test_the_rollup_page_draws_the_trend_and_links_the_queue(client, world):
     turns = {int(n) for n in re.findall(r'data-turns="(\d+)"', html)}
     assert max(turns) > 0
     assert 'data-agent="front-desk"' in html and 'data-agent="after-hours"' in html
-    assert 'href="/t/acme/queue/"' in html
+    assert 'href="/t/acme/queue/"' in html and 'href="/t/acme/queue/?agent=after-hours"' in html
     flagged = _expected("acme", 7)["flagged_ids"][:20]
     assert re.findall(r'data-ref="audit_(\d+)"', html) == [str(i) for i in flagged]
     assert "globex" not in html
