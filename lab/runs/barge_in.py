@@ -56,6 +56,9 @@ class Overlap:
     started: Event
     stream_ms: int
     utterance_id: str
+    # When the start was declared: a later decision to interrupt cuts the agent from here,
+    # since whatever it said after that was said over the caller.
+    started_at: float
     voiced_ms: int = 0
     next_check_ms: int = ECHO_FIRST_MS
     echo: EchoMatch | None = None
@@ -121,7 +124,7 @@ class BargeIn:
         self.overlaps = [o for o in self.overlaps if o.stream_ms >= old]
         if utterance_id is None:
             return
-        self.overlaps.append(Overlap(started, stream_ms, utterance_id))
+        self.overlaps.append(Overlap(started, stream_ms, utterance_id, self.session.now()))
         # Frames before the start was declared are voiced speech of this overlap too.
         overlap = self.overlaps[-1]
         overlap.voiced_ms = sum(
@@ -217,10 +220,9 @@ class BargeIn:
         if overlap.interrupted:
             return
         overlap.interrupted = True
-        now = self.session.now()
-        self.playout.stop(now)
+        self.playout.stop(self.session.now())
         with contextlib.suppress(RunClosed):
-            await self.session.interrupt(cause_event_id=overlap.started.id, at=now)
+            await self.session.interrupt(cause_event_id=overlap.started.id, at=overlap.started_at)
 
     async def _record_echo(self, overlap: Overlap, match: EchoMatch) -> None:
         with contextlib.suppress(RunClosed):

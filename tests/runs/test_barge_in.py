@@ -27,13 +27,15 @@ class Session:
     timeline: SpeechTimeline = field(default_factory=SpeechTimeline)
     recorded: list[object] = field(default_factory=list)
     interrupts: list[str] = field(default_factory=list)
+    cuts: list[tuple[str, float]] = field(default_factory=list)
+    seconds: float = 5.0
 
     def __post_init__(self) -> None:
         self.run = SimpleNamespace(mode=self.mode)
         self.timeline.enqueue(
             event_id="utt-1",
             text="I have Tuesday at nine.",
-            seconds=5.0,
+            seconds=self.seconds,
             now=self.clock,
             proposal_id="p-1",
         )
@@ -47,7 +49,7 @@ class Session:
 
     async def interrupt(self, *, cause_event_id: str, at: float) -> None:
         self.interrupts.append(cause_event_id)
-        self.timeline.cut(at)
+        self.cuts.extend((cut.utterance.event_id, at) for cut in self.timeline.cut(at))
 
 
 def started(event_id: str = "ev-start") -> Event:
@@ -101,6 +103,14 @@ async def test_speech_longer_than_a_backchannel_interrupts_before_any_transcript
     assert session.interrupts == ["ev-start"]
     assert await barge.absorbs("Okay okay.", 940, 1800) is False
     assert session.interrupts == ["ev-start"]
+
+
+async def test_an_interruption_decided_after_the_agent_finished_cuts_it_where_the_caller_began():
+    session = Session(seconds=0.5)
+    barge = BargeIn(session)  # type: ignore[arg-type]
+    await speak(barge, session, bytes(640 * 40), voiced_ms=760)
+    # Speech was declared 2 frames in; the 700 ms bound passed after the agent's 0.5 s ended.
+    assert session.cuts == [("utt-1", pytest.approx(100.04))]
 
 
 async def test_unguarded_any_speech_over_the_agent_cuts_it_and_reaches_it() -> None:
