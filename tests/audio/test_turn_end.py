@@ -54,8 +54,8 @@ def test_without_words_the_model_decides_and_without_a_model_silence_does(silenc
 
 
 def test_every_verdict_says_why():
-    verdict = decide(TurnEvidence(240, 0.95, "incomplete"), CONFIG)
-    assert verdict.complete and "0.95" in verdict.reason
+    verdict = decide(TurnEvidence(240, 0.99, "incomplete"), CONFIG)
+    assert verdict.complete and "0.99" in verdict.reason
 
 
 @pytest.mark.parametrize(
