@@ -77,7 +77,7 @@ def alert_payload(record: AuditRecord) -> AlertPayload:
         confidence=grade["confidence"],
         grader_model=f"{record.grader}-v{record.grader_version}",
         constraint_list_version=record.constraint_list_version,
-        audit_row_ref=f"audit_{record.id}",
+        audit_row_ref=record.ref,
         links=_links(record),
         recommended_action=recommended_action(verdict, category),
     )

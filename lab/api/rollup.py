@@ -98,7 +98,7 @@ def triage(tenant: str, *, limit: int) -> list[TriageTurn]:
     )
     return [
         TriageTurn(
-            audit_row_ref=f"audit_{record.id}",
+            audit_row_ref=record.ref,
             id=record.id,
             agent=record.agent,
             call_id=record.call_id,

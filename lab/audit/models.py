@@ -12,6 +12,11 @@ from lab.audit.schema import AuditChannel
 from lab.events.models import Run
 
 
+def audit_ref(record_id: int) -> str:
+    """How the webhook, the APIs and the pages name an audit row."""
+    return f"audit_{record_id}"
+
+
 class AuditRecord(models.Model):
     tenant = models.CharField(max_length=64)
     agent = models.CharField(max_length=64)
@@ -67,4 +72,8 @@ class AuditRecord(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"audit_{self.id} {self.call_id}/{self.turn_id} {self.verdict}"
+        return f"{self.ref} {self.call_id}/{self.turn_id} {self.verdict}"
+
+    @property
+    def ref(self) -> str:
+        return audit_ref(self.id)

@@ -62,7 +62,7 @@ def audit_record_out(record: AuditRecord) -> AuditRecordOut:
     """A record as `--out` and the APIs write it: its identity, then the entry."""
     return AuditRecordOut(
         id=record.id,
-        ref=f"audit_{record.id}",
+        ref=record.ref,
         flagged=record.flagged,
         recorded_at=record.recorded_at,
         corrects=record.corrects_id,

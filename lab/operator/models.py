@@ -8,7 +8,7 @@ from django.db import models
 from django.utils import timezone
 
 from lab.accounts.roles import Role
-from lab.audit.models import AuditRecord
+from lab.audit.models import AuditRecord, audit_ref
 from lab.operator.states import Action, CaseState
 
 STATE_CHOICES = [(s.value, s.value) for s in CaseState]
@@ -44,7 +44,7 @@ class FlagCase(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"case {self.id} of audit_{self.record_id} ({self.state})"
+        return f"case {self.id} of {audit_ref(self.record_id)} ({self.state})"
 
 
 class CaseAction(models.Model):

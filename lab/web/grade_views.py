@@ -163,7 +163,7 @@ def turn_view(entry: AuditEntry, record: AuditRecord) -> TurnView:
     cited = set(entry.grounding.cited)
     return TurnView(
         entry=entry,
-        ref=f"audit_{record.id}",
+        ref=record.ref,
         flagged=record.flagged,
         chunks=[
             ChunkView(number=n, chunk=chunk, cited=chunk.id in cited)
