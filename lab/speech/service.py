@@ -153,6 +153,11 @@ class Workers:
     async def warm(self) -> None:
         """Nothing to load: the models live in the workers, never in a web process."""
 
+    def close(self) -> None:
+        """Stop listening for replies (before the channel layer's connections close)."""
+        if self._inbox_now is not None:
+            self._inbox_now.reader.cancel()
+
     def _inbox(self) -> _Inbox:
         inbox = self._inbox_now
         if inbox is None or inbox.broken or inbox.loop is not asyncio.get_running_loop():

@@ -47,7 +47,8 @@ def transcript_of(request: AsrRequest, text: str = "hello") -> dict[str, Any]:
 
 
 async def take(layer: Any) -> AsrRequest:
-    request = REQUEST.validate_python(await layer.receive(SPEECH_CHANNEL))
+    async with asyncio.timeout(30):  # a request that never comes fails the test, never hangs it
+        request = REQUEST.validate_python(await layer.receive(SPEECH_CHANNEL))
     assert isinstance(request, AsrRequest)
     return request
 

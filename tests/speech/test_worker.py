@@ -17,6 +17,9 @@ from lab.speech import asr, service
 from lab.speech.protocol import SPEECH_CHANNEL, AsrOptions, TtsRequest
 from lab.speech.service import SpeechUnavailable, Workers
 
+# Channels' consumers close stale database connections before each message they handle.
+pytestmark = pytest.mark.django_db
+
 LINE = "I'd like to book an appointment on Tuesday morning."
 
 
@@ -31,13 +34,12 @@ async def speech_worker() -> AsyncIterator[Any]:
         yield layer
     finally:
         listening.cancel()
-        for instance in worker.application_instances.values():
-            instance["future"].cancel()
-        await asyncio.gather(
-            listening,
-            *(i["future"] for i in worker.application_instances.values()),
-            return_exceptions=True,
-        )
+        futures = [i["future"] for i in worker.application_instances.values()]
+        crashed = [f.exception() for f in futures if f.done() and not f.cancelled()]
+        for future in futures:
+            future.cancel()
+        await asyncio.gather(listening, *futures, return_exceptions=True)
+    assert not crashed, crashed  # the worker's consumer must never die of a request
 
 
 @pytest.mark.models

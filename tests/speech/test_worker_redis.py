@@ -1,0 +1,136 @@
+"""Speech workers as real `manage.py runworker lab-speech` processes over a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from channels_redis.core import RedisChannelLayer
+
+from lab.config import redis_channel_host
+from lab.speech.protocol import SPEECH_CHANNEL, AsrOptions
+from lab.speech.service import Workers
+from tests.conftest import ROOT, _free_port
+
+pytestmark = [
+    pytest.mark.models,
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server here"),
+]
+
+LINE = "I'd like to book an appointment on Tuesday morning."
+
+
+class WatchedLayer(RedisChannelLayer):
+    """Counts the speech requests this process sends, and says when one has gone out."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.asked = 0
+        self.sent = asyncio.Event()
+
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        await super().send(channel, message)
+        if channel == SPEECH_CHANNEL:
+            self.asked += 1
+            self.sent.set()
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--dir",
+            tmp_path,
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    client = redis.Redis(port=port)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    client.close()
+    server.kill()
+    server.wait()
+
+
+@pytest.fixture
+def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Any]:
+    env = {**os.environ, "REDIS_URL": redis_url, "LAB_SPEECH_WORKERS": "1"}
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> subprocess.Popen[bytes]:
+        with (tmp_path / f"worker-{len(started)}.log").open("wb") as log:
+            worker = subprocess.Popen(
+                [sys.executable, "manage.py", "runworker", SPEECH_CHANNEL],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.kill()
+        worker.wait()
+
+
+async def test_a_runworker_process_answers_and_one_killed_mid_request_is_covered_by_another(
+    redis_url, start_worker
+):
+    layer = WatchedLayer(hosts=[redis_channel_host(redis_url)])
+    queue = redis.Redis.from_url(redis_url)
+    # Generous while the worker process starts Django and loads both models on first use.
+    warming = Workers(layer, in_flight=2, timeout_s=120)
+    workers = Workers(layer, in_flight=2, timeout_s=15)
+    try:
+        first = start_worker()
+        pcm = await warming.synthesize(LINE)
+        heard = await warming.recognize(pcm + bytes(16_000), AsrOptions())
+        assert "tuesday" in heard.text.lower()
+
+        layer.asked, long_pcm = 0, (pcm + bytes(8_000)) * 3
+        layer.sent.clear()
+        recognizing = asyncio.ensure_future(workers.recognize(long_pcm, AsrOptions()))
+        await layer.sent.wait()
+        # The request has left Redis: the first worker holds it. Kill it mid-recognition.
+        while queue.zcard(f"asgi:{SPEECH_CHANNEL}"):  # noqa: ASYNC110 -- another process's state
+            await asyncio.sleep(0.01)
+        first.kill()
+        first.wait()
+        start_worker()
+        transcript = await recognizing
+    finally:
+        warming.close()
+        workers.close()
+        queue.close()
+        await layer.close_pools()
+    assert layer.asked == 2  # no answer to the first attempt; the second went to the new worker
+    assert "tuesday" in transcript.text.lower()
+    assert transcript.audio_ms == len(long_pcm) // 32
