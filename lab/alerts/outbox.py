@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 from django.urls import reverse
 from django.utils import timezone
 
@@ -41,6 +42,8 @@ def enqueue_alerts(records: Sequence[AuditRecord]) -> int:
         Tenant.objects.filter(slug__in=tenants, alert_on_warn=True).values_list("slug", flat=True)
     )
     now = timezone.now()
+    # The console link names the flag's case (lab.operator opens it first, in this transaction).
+    prefetch_related_objects(flagged, "case")
     messages = [
         OutboxMessage(
             endpoint=endpoint,
@@ -84,11 +87,16 @@ def alert_payload(record: AuditRecord) -> AlertPayload:
 
 
 def _links(record: AuditRecord) -> AlertLinks:
+    """The tenant's pages (members only), never the run's owner-only ones; no call audio is kept."""
     base = settings.LAB_PUBLIC_URL
-    console = f"{base}/t/{record.tenant}/queue/#audit_{record.id}"
-    # Imported calls have no page of their own on the lab; the lab keeps no call audio.
-    transcript = f"{base}{reverse('run_page', args=[record.run_id])}" if record.run_id else None
-    return AlertLinks(operator_console=console, transcript=transcript, audio=None)
+    case = getattr(record, "case", None)
+    console = (
+        reverse("operator_case", args=[record.tenant, case.id])
+        if case is not None
+        else reverse("queue_page", args=[record.tenant])
+    )
+    transcript = f"{reverse('operator_call', args=[record.tenant, record.call_id])}#{record.ref}"
+    return AlertLinks(operator_console=base + console, transcript=base + transcript, audio=None)
 
 
 def new_secret() -> str:

@@ -18,6 +18,7 @@ from lab.accounts.models import Membership
 from lab.accounts.roles import Role, can_act
 from lab.audit.models import AuditRecord
 from lab.audit.selectors import audit_entry
+from lab.operator.calls import with_new_callers
 from lab.operator.constraints import ConstraintView, constraint_views
 from lab.operator.models import CaseAction, FlagCase
 from lab.operator.states import Action, CaseState, allowed_actions
@@ -58,6 +59,9 @@ class Card:
     constraints: list[ConstraintView]
     history: list[CaseAction]
     actions: list[Action]
+    # The tenant's pages about the turn (a run's only where the call was a lab run).
+    case_url: str
+    call_url: str
     run_url: str | None
     report_url: str | None
 
@@ -121,9 +125,15 @@ def _card(case: FlagCase, call: list[AuditRecord], history: list[CaseAction]) ->
         ),
         history=history,
         actions=allowed_actions(CaseState(case.state)),
-        run_url=reverse("run_page", args=[record.run_id]) if record.run_id else None,
-        report_url=reverse("run_report_json", args=[record.run_id]) if record.run_id else None,
+        case_url=reverse("operator_case", args=[record.tenant, case.id]),
+        call_url=reverse("operator_call", args=[record.tenant, record.call_id]),
+        run_url=_run_link("operator_run", record),
+        report_url=_run_link("operator_run_report", record),
     )
+
+
+def _run_link(name: str, record: AuditRecord) -> str | None:
+    return reverse(name, args=[record.tenant, record.run_id]) if record.run_id else None
 
 
 def transcript_lines(call: list[AuditRecord], flagged: int) -> list[Line]:
@@ -134,11 +144,9 @@ def transcript_lines(call: list[AuditRecord], flagged: int) -> list[Line]:
     lines: list[Line] = []
     if (earlier := at - TURNS_BEFORE) > 0:
         lines.append(Line("note", f"{earlier} earlier agent turn{'s' if earlier > 1 else ''}"))
-    last_caller: str | None = None
-    for row in shown:
-        if row.caller_turn and row.caller_turn != last_caller:
-            lines.append(Line("caller", row.caller_turn))
-        last_caller = row.caller_turn or last_caller
+    for caller, row in with_new_callers(shown):
+        if caller is not None:
+            lines.append(Line("caller", caller))
         lines.append(Line("agent", row.utterance, row.id, row.id == flagged))
     if (later := len(call) - at - TURNS_AFTER - 1) > 0:
         lines.append(Line("note", f"{later} later agent turn{'s' if later > 1 else ''}"))

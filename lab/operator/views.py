@@ -1,7 +1,7 @@
-"""The operator console: a tenant's flag queue, and the actions its cards post over htmx.
+"""The operator console: a tenant's flag queue, one case's card, and the actions cards post
+over htmx.
 
-Members only: anonymous visitors are sent to log in, anyone else is told there is no such
-queue (404), a viewer may look but not act (403).
+Members only (lab.operator.members); a viewer may look but not act (403).
 """
 
 from __future__ import annotations
@@ -10,54 +10,30 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.models import User
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
-from django_htmx.http import HttpResponseClientRedirect
 from pydantic import ValidationError
 
-from lab.accounts.access import role_in
 from lab.accounts.roles import Role, can_act, can_manage
 from lab.grading.schema import Category, Severity
 from lab.operator.acting import BadTarget, CaseNotFound, Conflict, act
 from lab.operator.cards import TEMPLATE, card_of, cards_for, escalation_targets, render_card
 from lab.operator.filters import MAX_ID, BadFilter, QueueFilter, parse_filter
+from lab.operator.members import member_role, members_only, to_login
 from lab.operator.models import FlagCase
 from lab.operator.queue import agents_of, candidates_of, queue_has, queue_page_cases
 from lab.operator.states import ActRequest, CaseState, InvalidTransition
 
-NOT_FOUND = "There is no such queue."
 NO_CASE = "There is no such case in this queue."
-
-
-def _role(request: HttpRequest, tenant: str) -> Role:
-    """The member's role; Http404 for anyone who is not a member (or no such tenant)."""
-    role = role_in(request.user, tenant)
-    if role is None:
-        raise Http404(NOT_FOUND)
-    return role
-
-
-def _to_login(request: HttpRequest, tenant: str) -> HttpResponse:
-    """To the login page, and back to the queue after (an action's URL only takes a POST)."""
-    safe = request.method in ("GET", "HEAD")
-    back = request.get_full_path() if safe else reverse("queue_page", args=[tenant])
-    if getattr(request, "htmx", False):
-        # An htmx request would swap the login page into the card; send the whole page there.
-        return HttpResponseClientRedirect(f"{reverse('login')}?{urlencode({'next': back})}")
-    return redirect_to_login(back)
 
 
 @never_cache
 @require_safe
-def queue_page(request: HttpRequest, tenant: str) -> HttpResponse:
+@members_only
+def queue_page(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
     """Flagged turns, newest first, filtered by severity, category, agent and state."""
-    if not request.user.is_authenticated:
-        return _to_login(request, tenant)
-    role = _role(request, tenant)
     context: dict[str, Any] = {
         "tenant": tenant,
         "role": role.value,
@@ -99,8 +75,8 @@ def case_act(request: HttpRequest, tenant: str, case_id: int) -> HttpResponse:
     """Acknowledge, override or escalate one case; the answer is the card as it now stands."""
     actor = request.user
     if not isinstance(actor, User) or not actor.is_authenticated:
-        return _to_login(request, tenant)
-    role = _role(request, tenant)
+        return to_login(request, tenant)
+    role = member_role(request, tenant)
     if case_id > MAX_ID:
         raise Http404(NO_CASE)
     if not can_act(role):
@@ -138,6 +114,16 @@ def case_act(request: HttpRequest, tenant: str, case_id: int) -> HttpResponse:
         return _card_answer(request, tenant, role, case_id, f"Not done: {error}.", 409)
     except BadTarget as error:
         return _card_answer(request, tenant, role, case_id, f"Not escalated: {error}.", 400)
+    return _card_answer(request, tenant, role, case_id, "", 200)
+
+
+@never_cache
+@require_safe
+@members_only
+def case_page(request: HttpRequest, tenant: str, role: Role, case_id: int) -> HttpResponse:
+    """One case's card alone, its actions working as they do in the queue."""
+    if case_id > MAX_ID:
+        raise Http404(NO_CASE)
     return _card_answer(request, tenant, role, case_id, "", 200)
 
 

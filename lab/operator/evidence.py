@@ -1,0 +1,89 @@
+"""What a flag's card links to, for the tenant's members: the call's transcript from its audit
+rows, and a lab run's stored log and signed evidence report.
+
+These are the tenant's view of its own audit rows, read-only: a run is reachable here only
+through audit rows of the tenant, and its owner-only pages under /runs/<id>/ stay so.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from lab.accounts.roles import Role
+from lab.events import store
+from lab.events.models import Run
+from lab.operator.calls import call_turns
+from lab.operator.members import members_only
+from lab.reports.export import report_bytes
+from lab.reports.services import ReportUnavailable, report_for_run
+from lab.scenarios.catalog import UnknownScenario, contract_get
+from lab.web.panel import panel_context
+
+NO_CALL = "This tenant has no audited call with this id."
+NO_RUN = "This tenant has no audited turn in a run with this id."
+
+
+def tenant_run(tenant: str, run_id: UUID) -> Run:
+    """The run, when the tenant has audit rows of it; Http404 otherwise."""
+    run = Run.objects.filter(pk=run_id, audit_records__tenant=tenant).distinct().first()
+    if run is None:
+        raise Http404(NO_RUN)
+    return run
+
+
+@never_cache
+@require_safe
+@members_only
+def call_page(request: HttpRequest, tenant: str, role: Role, call_id: str) -> HttpResponse:
+    """The call's transcript in turn order, each agent turn graded, the flagged ones marked."""
+    turns = call_turns(tenant, call_id)
+    if not turns:
+        raise Http404(NO_CALL)
+    first = turns[0].record
+    context = {
+        "tenant": tenant,
+        "call_id": call_id,
+        "agent": first.agent,
+        "turns": turns,
+        "flagged": sum(t.record.flagged for t in turns),
+        "run_id": first.run_id,
+    }
+    return render(request, "operator/call.html", context)
+
+
+@never_cache
+@require_safe
+@members_only
+def run_snapshot(request: HttpRequest, tenant: str, role: Role, run_id: UUID) -> HttpResponse:
+    """The run's stored log drawn once on the server: no socket, nothing to drive."""
+    run = tenant_run(tenant, run_id)
+    try:
+        contract = contract_get(run.scenario_id)
+    except UnknownScenario as error:
+        return HttpResponse(f"No snapshot: {error}.\n", status=409, content_type="text/plain")
+    context = {
+        "tenant": tenant,
+        "run": run,
+        **panel_context(contract, store.run_events(run)),
+    }
+    return render(request, "operator/run.html", context)
+
+
+@never_cache
+@require_safe
+@members_only
+def run_report(request: HttpRequest, tenant: str, role: Role, run_id: UUID) -> HttpResponse:
+    """The run's signed evidence report, as its owner downloads it from the run page."""
+    run = tenant_run(tenant, run_id)
+    try:
+        report = report_for_run(run)
+    except (ReportUnavailable, UnknownScenario) as error:
+        return HttpResponse(f"No report: {error}.\n", status=409, content_type="text/plain")
+    response = HttpResponse(report_bytes(report), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="run-{run.id}-report.json"'
+    return response
