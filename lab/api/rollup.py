@@ -1,25 +1,18 @@
-"""The tenant rollup read from the audit rows: grouped counts in SQL, folded by lab.api.rollup_fold.
+"""The tenant rollup: the per-day counters (lab.audit.daily) folded by lab.api.rollup_fold.
 
-Portable SQL only (SQLite and PostgreSQL): one GROUP BY per UTC day over the index
-audit_tenant_graded (tenant, graded_at, agent, verdict, grounding_verdict), which covers the query,
-so no table row is read; the triage list walks audit_tenant_flagged newest first. The cost grows
-with the turns in the window (docs/benchmarks.md).
+Totals, agents and trend read a few counter rows per day, whatever the turns in the window; the
+triage list walks the index audit_tenant_flagged newest first (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
-
-from django.db import connection
+from datetime import date
 
 from lab.api.rollup_fold import CountRow, day_window, fold
 from lab.api.schemas import Rollup, TriageTurn
-from lab.audit.models import AuditRecord
+from lab.audit.models import AuditDay, AuditRecord
 from lab.grading.grounding import GroundingVerdict
 from lab.grading.schema import Category, Severity, Verdict
-
-_GROUPED = ("agent", "verdict", "grounding_verdict")
 
 
 def queue_url(tenant: str) -> str:
@@ -45,35 +38,19 @@ def tenant_rollup(tenant: str, *, days: int, triage_limit: int, today: date) -> 
 
 
 def _counts(tenant: str, window: list[date]) -> list[CountRow]:
-    # One statement, a GROUP BY per UTC day joined by UNION ALL: a range per day keeps the
-    # covering index usable, and SQLite has no native date truncation (Django's runs a Python
-    # function for every row). Plain SQL, the same on SQLite and PostgreSQL.
-    quote = connection.ops.quote_name
-    column = {f.name: quote(f.column or f.name) for f in AuditRecord._meta.concrete_fields}
-    grouped = ", ".join(column[f] for f in _GROUPED)
-    table = quote(AuditRecord._meta.db_table)
-    part = (
-        f"SELECT CAST(%s AS INTEGER), {grouped}, COUNT(*) FROM {table} "
-        f"WHERE {column['tenant']} = %s AND {column['graded_at']} >= %s "
-        f"AND {column['graded_at']} < %s GROUP BY {grouped}"
-    )
-    params: list[Any] = []
-    for index, day in enumerate(window):
-        start = datetime.combine(day, time.min, tzinfo=UTC)
-        bounds = (start, start + timedelta(days=1))
-        params += [index, tenant, *map(connection.ops.adapt_datetimefield_value, bounds)]
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join([part] * len(window)), params)
-        found = cursor.fetchall()
+    found = AuditDay.objects.filter(
+        tenant=tenant, day__gte=window[0], day__lte=window[-1]
+    ).values_list("day", "agent", "verdict", "grounding_verdict", "flagged", "turns")
     return [
         CountRow(
-            day=window[index],
+            day=day,
             agent=agent,
             verdict=Verdict(verdict),
             grounding=GroundingVerdict(grounding),
             turns=turns,
+            flagged=flagged,
         )
-        for index, agent, verdict, grounding, turns in found
+        for day, agent, verdict, grounding, flagged, turns in found
     ]
 
 

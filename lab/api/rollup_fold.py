@@ -1,7 +1,7 @@
 """The rollup's arithmetic: grouped counts in; totals, per-agent counts and daily trend out (pure).
 
-The database groups the turns by (day, agent, verdict, grounding verdict); everything else is
-folded from those few rows, so the rollup reads each audit row once, inside an index.
+The per-day counters group the turns by (day, agent, verdict, grounding verdict, flagged);
+everything else is folded from those few rows.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from lab.api.schemas import AgentCounts, Counts, TrendDay
-from lab.audit.schema import is_flagged
 from lab.grading.grounding import GroundingVerdict
 from lab.grading.schema import Verdict
 
@@ -22,13 +21,15 @@ DEFAULT_DAYS = 30
 
 @dataclass(frozen=True)
 class CountRow:
-    """How many turns of one agent, on one day, got this verdict and this grounding verdict."""
+    """How many turns of one agent, on one day, got this verdict, grounding verdict and flag."""
 
     day: date
     agent: str
     verdict: Verdict
     grounding: GroundingVerdict
     turns: int
+    # As stored on the rows (lab.audit.schema.is_flagged when they were written).
+    flagged: bool
 
 
 @dataclass
@@ -40,7 +41,7 @@ class _Tally:
 
     def add(self, row: CountRow) -> None:
         self.turns += row.turns
-        self.flagged += row.turns if is_flagged(row.verdict, row.grounding) else 0
+        self.flagged += row.turns if row.flagged else 0
         self.verdicts[row.verdict] += row.turns
         self.grounding[row.grounding] += row.turns
 

@@ -64,11 +64,6 @@ class AuditRecord(models.Model):
             models.Index(fields=["tenant", "-id"], name="audit_tenant_newest"),
             models.Index(fields=["tenant", "flagged", "-id"], name="audit_tenant_flagged"),
             models.Index(fields=["tenant", "call_id", "turn_id"], name="audit_turn"),
-            # Covers the tenant rollup (lab.api.rollup): a day's range, grouped, read from the index.
-            models.Index(
-                fields=["tenant", "graded_at", "agent", "verdict", "grounding_verdict"],
-                name="audit_tenant_graded",
-            ),
         ]
 
     def __str__(self) -> str:
@@ -77,3 +72,31 @@ class AuditRecord(models.Model):
     @property
     def ref(self) -> str:
         return audit_ref(self.id)
+
+
+class AuditDay(models.Model):
+    """How many audit rows one agent got on one UTC day with this grade (lab.audit.daily).
+
+    Derived data, kept in the transaction that stores the rows and rebuilt from them on demand;
+    the tenant rollup reads these few rows instead of the day's turns.
+    """
+
+    tenant = models.CharField(max_length=64)
+    day = models.DateField()
+    agent = models.CharField(max_length=64)
+    verdict = models.CharField(max_length=16)
+    grounding_verdict = models.CharField(max_length=16)
+    flagged = models.BooleanField()
+    turns = models.PositiveBigIntegerField()
+
+    class Meta:
+        constraints = [
+            # Also the rollup's index: a tenant's range of days.
+            models.UniqueConstraint(
+                fields=["tenant", "day", "agent", "verdict", "grounding_verdict", "flagged"],
+                name="audit_day_key",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant}/{self.agent} {self.day} {self.verdict}: {self.turns}"

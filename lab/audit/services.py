@@ -9,6 +9,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from lab.alerts.outbox import enqueue_alerts
+from lab.audit.daily import count_new
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditEntry
 from lab.events.models import Run
@@ -34,6 +35,7 @@ def audit_record(
     try:
         with transaction.atomic():
             record = AuditRecord.objects.create(**fields)
+            count_new([record])
             _flagged_landed([record])
             return record
     except IntegrityError:
@@ -49,21 +51,34 @@ def audit_records_store(entries: Sequence[AuditEntry], *, run: Run | None = None
     rows = [_fields(entry, run=run, corrects=None) for entry in entries]
     keys = [row["content_key"] for row in rows]
     with transaction.atomic():
-        before = _by_key(keys)
-        new = {row["content_key"]: row for row in rows if row["content_key"] not in before}
-        # A concurrent import of the same file may win a row; the unique key keeps it single.
-        AuditRecord.objects.bulk_create(
-            [AuditRecord(**row) for row in new.values()], ignore_conflicts=True
-        )
+        try:
+            # All or none, so `new` is exactly what this transaction stored (the day counters
+            # must count a row once, however many writers race to store it).
+            with transaction.atomic():
+                before, new = _stored_new(rows, keys)
+        except IntegrityError:
+            # A concurrent import of the same file won some rows first: store the rest.
+            before, new = _stored_new(rows, keys)
         stored = before | _by_key(list(new))
+        count_new([stored[key] for key in new])
         _flagged_landed([stored[key] for key in new])
     return Stored(records=[stored[key] for key in keys], created=len(new))
+
+
+def _stored_new(
+    rows: list[dict[str, Any]], keys: list[str]
+) -> tuple[dict[str, AuditRecord], dict[str, dict[str, Any]]]:
+    """The rows stored before, and the others, inserted now (the unique key refuses a race)."""
+    before = _by_key(keys)
+    new = {row["content_key"]: row for row in rows if row["content_key"] not in before}
+    AuditRecord.objects.bulk_create([AuditRecord(**row) for row in new.values()])
+    return before, new
 
 
 def _flagged_landed(records: Sequence[AuditRecord]) -> None:
     """What a newly stored flag sets off, in the transaction that stores it.
 
-    A row a concurrent import won may be passed by both writers; each consumer is idempotent.
+    Each record is one this transaction inserted; each consumer is idempotent all the same.
     """
     flagged = [r for r in records if r.flagged]
     if not flagged:

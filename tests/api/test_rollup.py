@@ -82,10 +82,10 @@ def test_fold_counts_each_row_once_in_totals_agents_and_days():
     window = day_window(date(2026, 3, 2), 3)
     assert window == [date(2026, 2, 28), date(2026, 3, 1), date(2026, 3, 2)]
     rows = [
-        CountRow(window[0], "b", Verdict.SUPPORTED, GroundingVerdict.OK, 5),
-        CountRow(window[0], "a", Verdict.SUPPORTED, GroundingVerdict.NO_MARKER, 2),
-        CountRow(window[2], "a", Verdict.UNSUPPORTED, GroundingVerdict.EMPTY_RETRIEVAL, 1),
-        CountRow(window[2], "a", Verdict.OUT_OF_SCOPE, GroundingVerdict.ORPHAN_MARKER, 4),
+        CountRow(window[0], "b", Verdict.SUPPORTED, GroundingVerdict.OK, 5, False),
+        CountRow(window[0], "a", Verdict.SUPPORTED, GroundingVerdict.NO_MARKER, 2, True),
+        CountRow(window[2], "a", Verdict.UNSUPPORTED, GroundingVerdict.EMPTY_RETRIEVAL, 1, True),
+        CountRow(window[2], "a", Verdict.OUT_OF_SCOPE, GroundingVerdict.ORPHAN_MARKER, 4, True),
     ]
     folded = fold(rows, window)
     assert (folded.totals.turns, folded.totals.flagged) == (12, 7)
@@ -96,7 +96,8 @@ def test_fold_counts_each_row_once_in_totals_agents_and_days():
         (5, 5, 0, 4),
     ]
     with pytest.raises(ValueError, match="outside the window"):
-        fold([CountRow(date(2026, 1, 1), "a", Verdict.SUPPORTED, GroundingVerdict.OK, 1)], window)
+        row = CountRow(date(2026, 1, 1), "a", Verdict.SUPPORTED, GroundingVerdict.OK, 1, False)
+        fold([row], window)
     with pytest.raises(ValueError, match="between 1 and 90"):
         day_window(date(2026, 3, 2), 91)
 
