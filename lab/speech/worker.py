@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 from channels.consumer import AsyncConsumer
@@ -35,6 +36,9 @@ class SpeechWorker(AsyncConsumer):
         self.models = InProcess()
         # Handles on the requests being served, so none is dropped half-way by the GC.
         self.serving: set[asyncio.Task[None]] = set()
+        # Made at the first request: load the other model too, before its first request waits
+        # (a run's greeting is synthesized well before the caller's first words).
+        self._serve_task(self.models.warm())
 
     async def asr_request(self, message: dict[str, Any]) -> None:
         self._serve(message)
@@ -43,7 +47,10 @@ class SpeechWorker(AsyncConsumer):
         self._serve(message)
 
     def _serve(self, message: dict[str, Any]) -> None:
-        task = asyncio.ensure_future(self._answer(message))
+        self._serve_task(self._answer(message))
+
+    def _serve_task(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
         self.serving.add(task)
         task.add_done_callback(self.serving.discard)
 

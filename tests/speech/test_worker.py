@@ -69,6 +69,7 @@ async def test_a_request_its_asker_gave_up_on_is_skipped():
     assert reply["request_id"] == "fresh"
 
 
+@pytest.mark.models  # the worker loads both models as it starts
 async def test_a_model_failure_in_the_worker_is_reported_to_the_asker(monkeypatch):
     def broken(_pcm: bytes) -> asr.Transcript:
         raise RuntimeError("the model file is damaged")
