@@ -55,7 +55,7 @@ cluster: install-postgres
 # PostgreSQL + Redis, and the multi-process tests (tests/cluster). .ci/run runs it after `make test`.
 SCALED_TESTS ?= tests/events tests/runs tests/tools tests/audit tests/config tests/accounts \
 	tests/web/test_consumer.py tests/web/test_live_sockets.py tests/web/test_lease_processes.py \
-	tests/web/test_ownership.py tests/cluster
+	tests/web/test_ownership.py tests/alerts/test_claims.py tests/cluster
 test-scaled: install-postgres
 	$(BIN)/python -m lab.cluster backing -- $(BIN)/python -m pytest -m "not browser" $(SCALED_TESTS)
 

@@ -164,9 +164,13 @@ async def measure(
         print(row(f"voice, {label}", count, await round_of(count, port, lines), voice=True))
 
 
+def counts(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
 def main(options: argparse.Namespace) -> None:
-    typed = [8] if options.quick else [24, 96]
-    voice = [1, 2] if options.quick else [1, 4, 8]
+    typed = [8] if options.quick else options.typed
+    voice = [1, 2] if options.quick else options.voice
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}; scenario {SCENARIO}"
@@ -193,4 +197,6 @@ if __name__ == "__main__":
     parser.add_argument("--web", type=int, default=2, help="web processes in the scaled set-up")
     parser.add_argument("--speech", type=int, default=1, help="speech workers in it")
     parser.add_argument("--scaled-only", action="store_true", help="skip the one-process run")
+    parser.add_argument("--typed", type=counts, default=[24, 96], help="typed rounds, e.g. 24,96")
+    parser.add_argument("--voice", type=counts, default=[1, 4, 8], help="voice rounds, e.g. 1,4,8")
     main(parser.parse_args())

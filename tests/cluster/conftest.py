@@ -53,7 +53,7 @@ def _autocommit(sql: str) -> None:
 
 @pytest.fixture(scope="module")
 def scaled_lab(tmp_path_factory) -> Iterator[Lab]:
-    """Two web processes behind nginx, each on the same fresh database and Redis."""
+    """Two web processes behind nginx and a speech worker, on one fresh database and Redis."""
     name = f"cluster_{secrets.token_hex(4)}"
     _autocommit(f'CREATE DATABASE "{name}"')
     url = urlunsplit(urlsplit(DATABASE_URL)._replace(path=f"/{name}"))
@@ -61,7 +61,7 @@ def scaled_lab(tmp_path_factory) -> Iterator[Lab]:
     env["LAB_RECONNECT_GRACE_S"] = "60"
     lab = Lab(
         tmp_path_factory.mktemp("cluster"),
-        Shape(web=2, speech=0, port=free_port()),
+        Shape(web=2, speech=1, port=free_port()),
         database_url=url,
         redis_url=REDIS_URL,
         extra_env=env,

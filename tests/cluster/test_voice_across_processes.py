@@ -1,5 +1,6 @@
-"""The scaled-out topology end to end: a voice run spoken into one web process is watched live
-from another, whose tab is refused as a second driver; everything on PostgreSQL + Redis."""
+"""The scaled-out topology end to end: a voice run spoken into one web process (its speech done
+by a speech worker) is watched live from another, whose tab is refused as a second driver;
+everything on PostgreSQL + Redis."""
 
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ async def test_a_voice_run_driven_on_one_process_is_watched_live_on_the_other(sc
     assert sum(e.type == "tool.commit.succeeded" for e in events) == 1
     assert sum(e.type == "run.started" for e in events) == 1
     assert evaluate(contract_get("correction"), events).verdict is Verdict.PASS
+    assert not scaled_lab.dead(), [child.tail() for child in scaled_lab.dead()]
 
 
 def test_the_proxy_serves_pages_and_run_sockets(scaled_lab):
