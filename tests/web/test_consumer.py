@@ -38,7 +38,8 @@ async def events_of(run):
 
 async def drain_until(communicator, needle: str) -> str:
     while True:
-        message = await communicator.receive_from(timeout=10)
+        # Generous: on PostgreSQL with a loaded machine a fragment can take well over 10 s.
+        message = await communicator.receive_from(timeout=60)
         if needle in message:
             return message
 
