@@ -83,7 +83,8 @@ def test_members_read_a_played_runs_log_and_report_and_follow_the_webhook(
         report = client.get(f"{snapshot(run)}report.json")
         assert report.status_code == 200, role
         verification = report_verify(report.content)
-        assert verification.consistent and verification.report.run_id == str(run.id)
+        assert verification.consistent and verification.report is not None
+        assert verification.report.run_id == str(run.id)
         assert client.get(f"/t/demo/calls/{run.id}/").status_code == 200
         # The owner rule is unchanged: the run's own pages still 404 for the tenant's members.
         assert client.get(f"/runs/{run.id}/").status_code == 404
