@@ -196,6 +196,11 @@ class Workers:
                     await self.layer.send(SPEECH_CHANNEL, message.model_dump())
                 except ChannelFull:
                     raise SpeechUnavailable(kind, "the speech workers' queue is full") from None
+                except Exception as error:
+                    # Redis unreachable, say: the turn is reported, not lost with a crashed task.
+                    raise SpeechUnavailable(
+                        kind, f"the request could not be sent: {error}"
+                    ) from error
                 try:
                     async with asyncio.timeout(timeout_s):
                         reply = await asyncio.shield(answered)

@@ -197,3 +197,14 @@ async def test_a_worker_failure_is_reported_at_once_with_its_reason(no_models):
     with pytest.raises(SpeechUnavailable, match="boom"):
         await workers.recognize(TINY_PCM, AsrOptions())
     await failing
+
+
+async def test_a_channel_layer_that_cannot_send_is_reported_not_raised_through(no_models):
+    class Unreachable(InMemoryChannelLayer):
+        async def send(self, channel: str, message: dict[str, Any]) -> None:
+            raise ConnectionError("Connection refused by 127.0.0.1:6379")
+
+    workers = Workers(Unreachable(), in_flight=2, timeout_s=30)
+    with pytest.raises(SpeechUnavailable, match="could not be sent: Connection refused") as raised:
+        await workers.synthesize("Hello.")
+    assert raised.value.kind == "tts_unavailable"
