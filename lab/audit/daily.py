@@ -13,8 +13,8 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Count
-from django.db.models.functions import TruncDate
+from django.db.models import Count, DateField
+from django.db.models.functions import Cast
 
 from lab.audit.models import AuditDay, AuditRecord
 
@@ -64,9 +64,11 @@ def _upsert(groups: list[tuple[Key, int]]) -> None:
 
 def counted(records: type[AuditRecord] = AuditRecord) -> Iterator[tuple[Key, int]]:
     """Every row counted afresh in one GROUP BY: what the counters must hold."""
+    # Django keeps the connection in UTC (USE_TZ), so a plain cast is the UTC date, in SQL on
+    # both backends; TruncDate runs a Python function per row on SQLite (ten times slower).
     grouped = (
         records.objects.order_by()
-        .annotate(day=TruncDate("graded_at", tzinfo=UTC))
+        .annotate(day=Cast("graded_at", DateField()))
         .values_list(*KEY_FIELDS)
         .annotate(turns=Count("id"))
     )
