@@ -150,6 +150,8 @@ class CallerAudio:
         silence_ms = self.endpointer.trailing_silence_ms
         if not silence_ms:
             self.silent_frames = 0
+            if self.early is not None:
+                self.early.cancel()  # stale now; cancelled, it frees its speech-worker slot
             self.early = None
             if self.speculation is not None:
                 await self._discard("the caller went on speaking")

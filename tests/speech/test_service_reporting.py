@@ -78,3 +78,36 @@ async def test_speech_no_worker_answers_is_reported_on_the_run(monkeypatch):
         asked.append(await layer.receive(SPEECH_CHANNEL))
     recognitions = [m for m in asked if m["type"] == "asr.request"]
     assert sorted(m["attempt"] for m in recognitions) == [1, 2]
+
+
+async def test_early_recognition_the_caller_speaks_over_gives_back_its_worker_slot(
+    monkeypatch, settings
+):
+    settings.LAB_TURN_CANDIDATE_MS = 0  # silence alone ends turns: recognition starts early
+    settings.LAB_ASR_EARLY_MS = 200
+    layer = InMemoryChannelLayer()
+    workers = Workers(layer, in_flight=1, timeout_s=120)
+    monkeypatch.setattr(service, "backend", lambda: workers)
+    monkeypatch.setattr(AudioPacer, "too_fast", lambda self, now: False)
+    run = await database_sync_to_async(run_start)(
+        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.VOICE
+    )
+    session = RunSession(run=run, contract=contract_get("correction"))
+
+    async def send(data: bytes) -> None:
+        return None
+
+    link = VoiceLink(session, send)
+    link.caller.endpointer._vad = LoudIsSpeech()
+    try:
+        for frame in [QUIET] * 10 + [LOUD] * 30 + [QUIET] * 12:
+            await link.push_audio(frame)
+        early = await layer.receive(SPEECH_CHANNEL)  # sent after 200 ms of silence
+        assert early["type"] == "asr.request"
+        await link.push_audio(LOUD)  # the caller goes on: that recognition is stale
+        slot = workers._inbox().slots["asr"]
+        async with asyncio.timeout(30):
+            await slot.acquire()  # the one slot is free again, not held for the stale request
+        slot.release()
+    finally:
+        await link.aclose()
