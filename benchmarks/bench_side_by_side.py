@@ -215,6 +215,8 @@ async def pipecat_pass(
         str(PIPECAT_PYTHON),
         str(RUNNER),
         str(manifest),
+        # Every model is a local file; offline, a model that is not would fail, not download.
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -229,12 +231,18 @@ async def pipecat_pass(
     said = clock["transcripts"]
     for line, stamps in zip(lines, windows(lines, [t for t, _ in said]), strict=True):
         line.transcripts = [text.strip() for t, text in said if t in stamps]
-    chain: dict[str, list[float]] = {"end → turn stopped": [], "turn stopped → first audio": []}
-    for line in lines:
+    steps = ("end → transcript", "transcript → turn stopped", "turn stopped → first audio")
+    chain: dict[str, list[float]] = {step: [] for step in steps}
+    for line, stamps in zip(lines, windows(lines, [t for t, _ in said]), strict=True):
+        # The last transcript before the turn stopped: VAD stop and recognition, then the wait.
         stop = next((t for t in line.turn_stops if t >= line.ended), None)
-        if stop is not None and line.first_audio is not None:
-            chain["end → turn stopped"].append((stop - line.ended) * 1000)
-            chain["turn stopped → first audio"].append((line.first_audio - stop) * 1000)
+        heard = max(
+            (t for t in stamps if stop is not None and line.ended <= t <= stop), default=None
+        )
+        if stop is not None and heard is not None and line.first_audio is not None:
+            marks = (line.ended, heard, stop, line.first_audio)
+            for step, begin, end in zip(steps, marks, marks[1:], strict=False):
+                chain[step].append((end - begin) * 1000)
     load = (load_before, os.getloadavg()[0])
     return Pass(
         PIPECAT_CONFIGS[config],

@@ -64,7 +64,7 @@ FRAME_S = FRAME_SAMPLES / RATE
 # Once a line is answered and the pipeline has been quiet this long, the next line is said.
 GAP_S = 1.0
 # A line with no reply by then is recorded without one (generous: the machine may be loaded).
-REPLY_WAIT_S = 20.0
+REPLY_WAIT_S = 30.0
 
 
 @dataclass
@@ -76,6 +76,7 @@ class Clock:
     transcripts: list[tuple[float, str]] = field(default_factory=list)
     audio: list[float] = field(default_factory=list)
     tts_stops: list[float] = field(default_factory=list)
+    cpu_from: float = 0.0  # process CPU time when the measured lines began
 
     def last(self) -> float:
         """When anything was last seen."""
@@ -183,8 +184,14 @@ async def play(
     lines: list[dict[str, Any]] = []
     await asyncio.sleep(1.0)  # let the pipeline start before the first frame
     start, sent = time.perf_counter(), 0
-    for clip, pcm in zip(manifest["clips"], audio, strict=True):
+    # The first line once more, unmeasured, before the others: a fresh process's first
+    # decode is slow, and the lab's process is warm after its first pass.
+    for number, (clip, pcm) in enumerate(
+        zip([manifest["clips"][0], *manifest["clips"]], [audio[0], *audio], strict=True)
+    ):
         began = time.perf_counter()
+        if number == 1:
+            clock.cpu_from = time.process_time()
         sent = await push_pcm(task, lead, start, sent)
         end_frame = sent + int(clip["end_sample"]) // FRAME_SAMPLES
         sent = await push_pcm(task, pcm, start, sent)
@@ -195,7 +202,8 @@ async def play(
             if answered and time.perf_counter() - clock.last() > GAP_S:
                 break
             sent = await push_pcm(task, silence, start, sent)
-        lines.append({"text": clip["text"], "began": began, "ended": ended_at})
+        if number:
+            lines.append({"text": clip["text"], "began": began, "ended": ended_at})
     return lines
 
 
@@ -204,9 +212,8 @@ async def main(manifest: dict[str, Any], audio: list[bytes]) -> dict[str, Any]:
     task = build(manifest["config"], manifest["reply"], clock)
     runner = PipelineRunner(handle_sigint=False)
     running = asyncio.create_task(runner.run(task))
-    cpu_before = time.process_time()
     lines = await play(task, manifest, audio, clock)
-    cpu_s = time.process_time() - cpu_before
+    cpu_s = time.process_time() - clock.cpu_from
     await task.queue_frame(EndFrame())
     await running
     return {
