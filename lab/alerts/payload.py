@@ -28,10 +28,10 @@ class _Model(BaseModel):
 
 
 class AlertLinks(_Model):
-    """Absolute URLs on this lab; None where the lab keeps no transcript or audio of the call."""
+    """Absolute URLs on this lab; audio is None, as the lab keeps no call audio."""
 
     operator_console: str
-    transcript: str | None
+    transcript: str
     audio: str | None
 
 

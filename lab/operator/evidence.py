@@ -19,10 +19,9 @@ from lab.events import store
 from lab.events.models import Run
 from lab.operator.calls import call_turns
 from lab.operator.members import members_only
-from lab.reports.export import report_bytes
-from lab.reports.services import ReportUnavailable, report_for_run
 from lab.scenarios.catalog import UnknownScenario, contract_get
 from lab.web.panel import panel_context
+from lab.web.report_views import report_download
 
 NO_CALL = "This tenant has no audited call with this id."
 NO_RUN = "This tenant has no audited turn in a run with this id."
@@ -79,11 +78,4 @@ def run_snapshot(request: HttpRequest, tenant: str, role: Role, run_id: UUID) ->
 @members_only
 def run_report(request: HttpRequest, tenant: str, role: Role, run_id: UUID) -> HttpResponse:
     """The run's signed evidence report, as its owner downloads it from the run page."""
-    run = tenant_run(tenant, run_id)
-    try:
-        report = report_for_run(run)
-    except (ReportUnavailable, UnknownScenario) as error:
-        return HttpResponse(f"No report: {error}.\n", status=409, content_type="text/plain")
-    response = HttpResponse(report_bytes(report), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="run-{run.id}-report.json"'
-    return response
+    return report_download(tenant_run(tenant, run_id))

@@ -50,6 +50,11 @@ MAX_PUBLIC_KEY_BYTES = 16 * 1024
 @require_safe
 def run_report_json(request: HttpRequest, run_id: str) -> HttpResponse:
     run: Run = run_for_request(request, run_id).run  # the owner's, or a share link's
+    return report_download(run)
+
+
+def report_download(run: Run) -> HttpResponse:
+    """A run's signed evidence report as a file download; 409 while it cannot be built."""
     try:
         report = report_for_run(run)
     except (ReportUnavailable, UnknownScenario) as error:

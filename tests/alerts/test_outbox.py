@@ -69,12 +69,15 @@ def test_the_payload_has_exactly_the_seeds_fields_with_absolute_links(demo, sett
     assert alert.agent_utterance == record.utterance
     assert alert.caller_utterance == record.caller_turn
     assert list(alert.constraint_ref) == record.grade["constraint_ref"] != []
-    assert alert.audit_row_ref == f"audit_{record.id}"
+    assert alert.audit_row_ref == record.ref
     assert alert.grader_model == "deterministic-grader-v1"
     assert alert.recommended_action == "refund_or_callback_caller_within_2h"
-    assert alert.links.operator_console == (f"https://lab.example/t/demo/queue/#audit_{record.id}")
-    # An imported call has no page or audio on the lab.
-    assert (alert.links.transcript, alert.links.audio) == (None, None)
+    assert alert.links.operator_console == (
+        f"https://lab.example/t/demo/queue/cases/{record.case.id}/"
+    )
+    # An imported call has its transcript page on the lab, and the lab keeps no call audio.
+    assert alert.links.transcript == f"https://lab.example/t/demo/calls/price1/#{record.ref}"
+    assert alert.links.audio is None
 
 
 def test_a_payload_with_a_field_the_seed_lacks_is_refused():

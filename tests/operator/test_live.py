@@ -162,8 +162,8 @@ async def test_an_ungrounded_run_lands_its_flagged_turns_in_the_queue_live(peopl
         while not flagged <= arrived:
             html = await page.receive_from(timeout=WAIT_S)
             arrived.add(case_id(html))
-            assert f'href="/runs/{run.id}/"' in html
-            assert f'href="/runs/{run.id}/report.json"' in html
+            assert f'href="/t/demo/runs/{run.id}/"' in html
+            assert f'href="/t/demo/runs/{run.id}/report.json"' in html
     finally:
         await page.disconnect()
     cases = await database_sync_to_async(
