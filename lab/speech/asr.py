@@ -16,13 +16,14 @@ from faster_whisper import WhisperModel
 
 from lab.audio.frames import BYTES_PER_MS
 
-# Naming the lab's vocabulary biases decoding toward it: without this, "Refund order
-# number 4512" came out as "Refined order number 4,512". The example number is not
-# one the scenarios use, so tests that hear 4512 are not reading it from the prompt.
+# Naming the lab's vocabulary biases decoding toward it: without it, "Refund order number 4512"
+# came out as "Refined order number 4,512". Words only, never a sentence a caller might say:
+# Whisper drops what repeats its prompt ("Actually, make that Friday." in an earlier prompt
+# cost "Actually, make that Thursday afternoon." its correction cue in 6 of 6 passes). The
+# example number is not one the scenarios use, so tests that hear 4512 do not read the prompt.
 INITIAL_PROMPT = (
     "Appointments and refunds. Monday, Tuesday, Wednesday, Thursday, Friday, morning, "
-    "afternoon. I want a refund on order number 1234, twenty dollars. Yes, confirm. "
-    "Book it. Actually, make that Friday."
+    "afternoon. Refund, order number 1234, twenty dollars. Yes, confirm, book."
 )
 _PCM16_SCALE = 32768.0
 
@@ -63,19 +64,22 @@ def load_model() -> WhisperModel:
         return _model()
 
 
-def transcribe(pcm: bytes) -> Transcript:
-    """Transcribe one endpointed segment of 16 kHz mono PCM16; blocks, so run it off the loop."""
+def transcribe(pcm: bytes, *, prompt_free: bool = False) -> Transcript:
+    """Transcribe one endpointed segment of 16 kHz mono PCM16; blocks, so run it off the loop.
+
+    prompt_free leaves out the vocabulary prompt (for checks that must hear the audio alone).
+    """
     model = load_model()
     started = time.perf_counter()
     audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / _PCM16_SCALE
     segments, _info = model.transcribe(
         audio,
         language="en",
-        beam_size=1,
-        # One greedy pass: the same audio always gives the same text, and no
+        beam_size=settings.LAB_ASR_BEAM,
+        # One pass at temperature 0: the same audio always gives the same text, and no
         # temperature fallback multiplies the latency on hard audio.
         temperature=0.0,
-        initial_prompt=INITIAL_PROMPT,
+        initial_prompt=None if prompt_free else INITIAL_PROMPT,
         # Our own VAD already cut the segment.
         vad_filter=False,
         condition_on_previous_text=False,

@@ -21,6 +21,22 @@ def test_sentences_of_blank_text_is_empty() -> None:
     assert tts.sentences("  \n ") == []
 
 
+def test_chunks_send_the_opening_clause_of_a_reply_ahead_of_the_rest() -> None:
+    assert tts.chunks("Just to be sure: Tuesday at two, shall I book it? Thanks.") == [
+        "Just to be sure:",
+        "Tuesday at two, shall I book it?",
+        "Thanks.",
+    ]
+
+
+def test_chunks_keep_a_one_word_opening_with_its_sentence() -> None:
+    assert tts.chunks("Done: a Tuesday appointment. Your reference is R-1.") == [
+        "Done: a Tuesday appointment.",
+        "Your reference is R-1.",
+    ]
+    assert tts.chunks(" ") == []
+
+
 @pytest.mark.models
 def test_it_yields_one_16_khz_pcm16_clip_per_sentence() -> None:
     clips = list(tts.synthesize_sentences(READBACK))
