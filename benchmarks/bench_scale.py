@@ -86,9 +86,9 @@ async def typed_run(port: int) -> Outcome:
         await window.until('data-role="driver"')
         await window.send({"action": "play"})
         await window.until('data-final="true"')
+        return await _finish(port, run_id, cookie, started)
     finally:
         await window.close()
-    return await _finish(port, run_id, cookie, started)
 
 
 async def voice_call(port: int, lines: Sequence[bytes]) -> Outcome:
@@ -106,13 +106,16 @@ async def voice_call(port: int, lines: Sequence[bytes]) -> Outcome:
             await microphone.speak(pcm)
             await window.until_agent_speaks(beyond_s=heard)
         await microphone.hear_out()
+        await microphone.stop()
         await window.send({"action": "end"})
         await window.until('data-final="true"')
+        # The window stays open until run.ended is stored: closing it could leave the run
+        # waiting out its reconnect grace instead.
+        return await _finish(port, run_id, cookie, started)
     finally:
         if microphone is not None:
             await microphone.stop()
         await window.close()
-    return await _finish(port, run_id, cookie, started)
 
 
 async def guarded(call: asyncio.Future[Outcome] | asyncio.Task[Outcome]) -> Outcome:
