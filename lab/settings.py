@@ -203,8 +203,10 @@ LAB_TURN_MODEL = env_bool("LAB_TURN_MODEL", True)
 # the same text always gives the same audio, so voice runs reproduce.
 LAB_TTS_VARIATION = env_bool("LAB_TTS_VARIATION", False)
 # Start recognition once the trailing silence has lasted this long (0 = wait for the end);
-# the early result is used only if the caller stays silent until the end is declared.
-LAB_ASR_EARLY_MS = env_int("LAB_ASR_EARLY_MS", 200, minimum=0, maximum=5000)
+# the early result is used only if the caller stays silent until the turn is decided. 60 ms
+# (three frames) has it mostly done by the 200 ms turn candidate; one the caller speaks over
+# is cancelled.
+LAB_ASR_EARLY_MS = env_int("LAB_ASR_EARLY_MS", 60, minimum=0, maximum=5000)
 # Speech workers (`manage.py runworker lab-speech`) instead of models in each web process;
 # only with a channel layer other processes share (REDIS_URL). A request may take the base
 # timeout plus the length of its audio (or text), is asked twice, then reported; each web

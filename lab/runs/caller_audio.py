@@ -89,7 +89,6 @@ class CallerAudio:
         self.segments: asyncio.Queue[Segment] = asyncio.Queue(ASR_QUEUE)
         self.speculation: Speculation | None = None
         self.early: asyncio.Future[asr.Transcript] | None = None
-        self.silent_frames = 0
         self.segment_start_ms = 0
         self.loud_at: float | None = None
         self.task = asyncio.ensure_future(self._recognize_forever())
@@ -149,24 +148,19 @@ class CallerAudio:
         """Inside a segment: raise a candidate, or discard one the caller spoke over."""
         silence_ms = self.endpointer.trailing_silence_ms
         if not silence_ms:
-            self.silent_frames = 0
             if self.early is not None:
-                self.early.cancel()  # stale now; cancelled, it frees its speech-worker slot
+                # Stale now; cancelled, it frees the ASR thread (or its speech-worker slot).
+                self.early.cancel()
             self.early = None
             if self.speculation is not None:
                 await self._discard("the caller went on speaking")
             return
-        if not self.candidates:
-            self._recognize_early()
-        elif self.speculation is None and silence_ms >= self.config.candidate_ms:
-            await self._candidate(silence_ms)
-
-    def _recognize_early(self) -> None:
-        """Silence-only endpointing: start recognition during the trailing silence."""
-        self.silent_frames += 1
         lead_ms = settings.LAB_ASR_EARLY_MS
-        if lead_ms and self.early is None and self.silent_frames * FRAME_MS >= lead_ms:
+        if lead_ms and self.early is None and silence_ms >= lead_ms:
+            # Recognition starts as the pause does, so it is mostly done by the candidate.
             self.early = asyncio.ensure_future(service.recognize(self.endpointer.segment_pcm))
+        if self.candidates and self.speculation is None and silence_ms >= self.config.candidate_ms:
+            await self._candidate(silence_ms)
 
     async def _candidate(self, silence_ms: int) -> None:
         pcm = self.endpointer.segment_pcm
@@ -176,6 +170,7 @@ class CallerAudio:
         speculation = Speculation(
             candidate=candidate,
             pcm=pcm,
+            transcript=self.early,
             silence_ms=silence_ms,
             agent=self.session.turns.agent,
             at=self.session.now(),
@@ -238,7 +233,7 @@ class CallerAudio:
         )
         endpointing_ms = self.frames * FRAME_MS - end.stream_ms
         early = speculation.transcript if speculation else self.early
-        self.early, self.silent_frames = None, 0
+        self.early = None
         segment = Segment(
             end=end,
             ended=ended,

@@ -77,12 +77,20 @@ class Speculation:
     """Recognition, the turn model and the reply's first words, started at one candidate."""
 
     def __init__(
-        self, *, candidate: Event, pcm: bytes, silence_ms: int, agent: ScriptedAgent, at: float
+        self,
+        *,
+        candidate: Event,
+        pcm: bytes,
+        transcript: asyncio.Future[asr.Transcript] | None,
+        silence_ms: int,
+        agent: ScriptedAgent,
+        at: float,
     ) -> None:
         self.candidate = candidate
         self.silence_ms = silence_ms
         self.started_at = at
-        self.transcript: asyncio.Future[asr.Transcript] = asyncio.ensure_future(
+        # Recognition begun earlier in this pause covers the same words (the pause added none).
+        self.transcript: asyncio.Future[asr.Transcript] = transcript or asyncio.ensure_future(
             service.recognize(pcm)
         )
         self.probability: asyncio.Future[float | None] = asyncio.ensure_future(
