@@ -28,6 +28,7 @@ from lab.audio.echo import (
     Envelope,
     echo_match,
     envelope,
+    has_caller,
 )
 from lab.audio.frames import FRAME_MS
 from lab.events.types import CallerBackchannel, EchoIgnored, Event, Mode
@@ -42,11 +43,18 @@ BYTES_PER_SECOND = 32000
 ECHO_WINDOW_MS = 500
 ECHO_FIRST_MS = 200
 ECHO_EVERY_MS = 100
+# One window in about 40 of echo alone looks like a caller over it (the player's timing slips);
+# two in a row almost never do, while a caller over the echo shows in 9 windows of 10.
+CALLER_CHECKS = 2
 # How much mic and agent audio is kept: a segment's voiced length and a few echo windows.
 KEEP_S = 20.0
 # A turn's start (TT's segment) may include the VAD pre-roll before the speech start.
 START_SLACK_MS = 500
+# A frame was captured at its stream position plus the smallest delay among the last few: that
+# rides out network jitter and follows a client that paused its stream.
+TIMING_FRAMES = 5
 _HOPS_PER_FRAME = FRAME_MS // HOP_MS
+_LAG_HOPS = MAX_LAG_MS // HOP_MS
 
 
 @dataclass
@@ -61,8 +69,12 @@ class Overlap:
     started_at: float
     voiced_ms: int = 0
     next_check_ms: int = ECHO_FIRST_MS
-    echo: EchoMatch | None = None
-    echo_recorded: bool = False
+    # Taken for the agent's echo (found at echo_lag_ms, recorded once) until a window shows a
+    # caller over it.
+    echo: bool = False
+    echo_lag_ms: int = 0
+    # Checks in a row that heard more than the echo: CALLER_CHECKS of them end the echo.
+    caller_checks: int = 0
     interrupted: bool = False
 
 
@@ -105,14 +117,15 @@ class BargeIn:
     def __init__(self, session: RunSession) -> None:
         self.session = session
         self.guarded = session.run.mode == Mode.GUARDED
-        # Guarded, speech this long is an interruption; unguarded, whatever is not echo.
-        self.bound_ms = MAX_VOICED_MS if self.guarded else ECHO_FIRST_MS
+        # Guarded, speech this long is an interruption; unguarded, whatever three echo checks
+        # did not find to be echo.
+        self.bound_ms = MAX_VOICED_MS if self.guarded else ECHO_FIRST_MS + 2 * ECHO_EVERY_MS
         self.overlaps: list[Overlap] = []
         self.playout = Playout()
         frames = round(KEEP_S * 1000 / FRAME_MS)
-        self.mic: deque[tuple[int, bool, Envelope]] = deque(maxlen=frames)
-        # Loop time of stream position 0: the earliest arrival seen is the least delayed one.
-        self.mic_origin = float("inf")
+        # (stream ms, voiced, envelope, when it was captured on the loop clock)
+        self.mic: deque[tuple[int, bool, Envelope, float]] = deque(maxlen=frames)
+        self.delays: deque[float] = deque(maxlen=TIMING_FRAMES)
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- the hooks ------------------------------------------------------------------------------
@@ -128,14 +141,15 @@ class BargeIn:
         # Frames before the start was declared are voiced speech of this overlap too.
         overlap = self.overlaps[-1]
         overlap.voiced_ms = sum(
-            FRAME_MS for ms, voiced, _ in self.mic if voiced and ms >= stream_ms
+            FRAME_MS for ms, voiced, *_ in self.mic if voiced and ms >= stream_ms
         )
         self._judge(overlap)
 
     def frame(self, frame_pcm: bytes, voiced: bool, stream_ms: int) -> None:
         """One caller frame after VAD: count voiced speech over the agent and check for echo."""
-        self.mic_origin = min(self.mic_origin, self.session.now() - stream_ms / 1000)
-        self.mic.append((stream_ms, voiced, envelope(frame_pcm)))
+        self.delays.append(self.session.now() - stream_ms / 1000)
+        captured = stream_ms / 1000 + min(self.delays)
+        self.mic.append((stream_ms, voiced, envelope(frame_pcm), captured))
         if not self.overlaps:
             return
         overlap = self.overlaps[-1]
@@ -155,7 +169,7 @@ class BargeIn:
         self.overlaps = [o for o in self.overlaps if o not in mine]
         if any(o.interrupted for o in mine):
             return False
-        if all(o.echo_recorded and o.echo is not None and o.echo.is_echo for o in mine):
+        if all(o.echo for o in mine):
             return True
         voiced_ms = sum(o.voiced_ms for o in mine)
         if self.guarded and voiced_ms <= self.bound_ms and is_backchannel(text):
@@ -185,29 +199,39 @@ class BargeIn:
             return
         if overlap.voiced_ms >= overlap.next_check_ms:
             overlap.next_check_ms = overlap.voiced_ms + ECHO_EVERY_MS
-            was_echo = overlap.echo is not None and overlap.echo.is_echo
-            overlap.echo = self._echo_match()
-            if overlap.echo.is_echo and not overlap.echo_recorded:
-                overlap.echo_recorded = True
-                self._spawn(self._record_echo(overlap, overlap.echo))
-            elif was_echo and not overlap.echo.is_echo:
-                # The caller started talking over the agent's echo.
-                self._spawn(self._interrupt(overlap))
+            window = self._window()
+            heard = overlap.echo and window is not None and has_caller(*window, overlap.echo_lag_ms)
+            overlap.caller_checks = overlap.caller_checks + 1 if heard else 0
+            if overlap.caller_checks >= CALLER_CHECKS:
+                self._spawn(self._interrupt(overlap))  # the caller started talking over the echo
                 return
-        echo = overlap.echo is not None and overlap.echo.is_echo
-        if overlap.voiced_ms > self.bound_ms and not echo:
+            match = echo_match(*window) if window is not None else NO_MATCH
+            if match.is_echo:
+                if not overlap.echo:
+                    self._spawn(self._record_echo(overlap, match))
+                # Followed as it wanders with the network's jitter.
+                overlap.echo, overlap.echo_lag_ms = True, match.lag_ms
+        if overlap.voiced_ms > self.bound_ms and not overlap.echo:
             self._spawn(self._interrupt(overlap))
 
-    def _echo_match(self) -> EchoMatch:
-        """The last ECHO_WINDOW_MS of mic audio against what the agent played then."""
+    def _window(self) -> tuple[Envelope, Envelope] | None:
+        """The last ECHO_WINDOW_MS of mic audio, and what the agent played then at each lag."""
         frames = list(self.mic)[-(ECHO_WINDOW_MS // FRAME_MS) :]
         if not frames or not self.playout.chunks:
-            return NO_MATCH
-        mic = np.concatenate([env for _, _, env in frames])
-        first_at = self.mic_origin + frames[0][0] / 1000
-        lag_hops = MAX_LAG_MS // HOP_MS
-        reference = self.playout.between(first_at - MAX_LAG_MS / 1000, len(mic) + lag_hops)
-        return echo_match(mic, reference)
+            return None
+        mic = np.concatenate([env for _, _, env, _ in frames])
+        # Per frame, the agent's envelope from MAX_LAG_MS before its capture to its end.
+        spans = [
+            self.playout.between(at - MAX_LAG_MS / 1000, _LAG_HOPS + _HOPS_PER_FRAME)
+            for *_, at in frames
+        ]
+        candidates = np.array(
+            [
+                np.concatenate([span[_LAG_HOPS - lag :][:_HOPS_PER_FRAME] for span in spans])
+                for lag in range(_LAG_HOPS + 1)
+            ]
+        )
+        return mic, candidates
 
     # -- acting ---------------------------------------------------------------------------------
 
