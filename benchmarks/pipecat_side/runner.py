@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import resource
+import re
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -207,6 +207,12 @@ async def play(
     return lines
 
 
+def peak_rss_mib() -> float:
+    """This process's own high-water RSS (ru_maxrss would carry the parent's across exec)."""
+    status = Path("/proc/self/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
 async def main(manifest: dict[str, Any], audio: list[bytes]) -> dict[str, Any]:
     clock = Clock()
     task = build(manifest["config"], manifest["reply"], clock)
@@ -221,7 +227,7 @@ async def main(manifest: dict[str, Any], audio: list[bytes]) -> dict[str, Any]:
         "lines": lines,
         "clock": asdict(clock),
         "cpu_s": cpu_s,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mib": peak_rss_mib(),
     }
 
 
