@@ -163,24 +163,31 @@ class CallerAudio:
             await self._candidate(silence_ms)
 
     async def _candidate(self, silence_ms: int) -> None:
-        pcm = self.endpointer.segment_pcm
-        candidate = await self.session.record(
-            TurnCandidate(stream_ms=self.endpointer.voiced_end_ms, silence_ms=silence_ms)
-        )
+        # Recorded by the decision's own task: the frame path never waits on the log for it.
         speculation = Speculation(
-            candidate=candidate,
-            pcm=pcm,
+            pcm=self.endpointer.segment_pcm,
             transcript=self.early,
             silence_ms=silence_ms,
             agent=self.session.turns.agent,
             at=self.session.now(),
         )
         self.speculation = speculation
-        speculation.decision = asyncio.ensure_future(self._decide_when_ready(speculation))
+        candidate = TurnCandidate(stream_ms=self.endpointer.voiced_end_ms, silence_ms=silence_ms)
+        speculation.decision = asyncio.ensure_future(
+            self._decide_when_ready(speculation, candidate)
+        )
 
-    async def _decide_when_ready(self, speculation: Speculation) -> None:
+    async def _decide_when_ready(self, speculation: Speculation, candidate: TurnCandidate) -> None:
         # Recognition that fails here is reported once, by the turn the fallback ends.
         with contextlib.suppress(asyncio.CancelledError, RunClosed, service.SpeechUnavailable):
+            try:
+                speculation.candidate = await self.session.record(candidate)
+            finally:
+                speculation.recorded.set()
+            if speculation.discarded is not None:
+                # The caller resumed while the candidate was being recorded.
+                await self._record_discard(speculation, speculation.discarded)
+                return
             await speculation.ready
             if self.speculation is not speculation:
                 return  # discarded, or the fallback decided first
@@ -197,6 +204,8 @@ class CallerAudio:
             await self._speech_ended(end, speculation)
 
     async def _record_decision(self, speculation: Speculation, evidence: TurnEvidence) -> None:
+        if speculation.candidate is None:
+            return  # its candidate never reached the log (the run closed)
         verdict = decide(evidence, self.config)
         await self.session.record(
             TurnDecided(
@@ -215,6 +224,13 @@ class CallerAudio:
         if speculation is None:
             return
         speculation.cancel()
+        speculation.discarded = reason
+        if speculation.candidate is not None:
+            await self._record_discard(speculation, reason)
+
+    async def _record_discard(self, speculation: Speculation, reason: str) -> None:
+        if speculation.candidate is None:
+            return
         await self.session.record(
             SpeculationDiscarded(candidate_event_id=speculation.candidate.id, reason=reason)
         )
@@ -223,6 +239,7 @@ class CallerAudio:
         """The silence reached LAB_VAD_END_SILENCE_MS (or the segment its limit): the turn ends."""
         speculation, self.speculation = self.speculation, None
         if speculation is not None:
+            await speculation.recorded.wait()
             await self._record_decision(speculation, speculation.evidence(self.config.fallback_ms))
         await self._speech_ended(end, speculation)
 

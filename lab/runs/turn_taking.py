@@ -79,14 +79,17 @@ class Speculation:
     def __init__(
         self,
         *,
-        candidate: Event,
         pcm: bytes,
         transcript: asyncio.Future[asr.Transcript] | None,
         silence_ms: int,
         agent: ScriptedAgent,
         at: float,
     ) -> None:
-        self.candidate = candidate
+        # The turn.candidate event, once recorded; `recorded` is set when that write is over.
+        self.candidate: Event | None = None
+        self.recorded = asyncio.Event()
+        # Why it was thrown away (the caller resumed), if it was.
+        self.discarded: str | None = None
         self.silence_ms = silence_ms
         self.started_at = at
         # Recognition begun earlier in this pause covers the same words (the pause added none).
