@@ -135,7 +135,7 @@ async def compare_levers(scenarios: list[str]) -> None:
         ("candidate with words only (no turn model)", {"LAB_TURN_MODEL": False}),
         (
             "silence only, 500 ms (early ASR after 200 ms: the lab before)",
-            {"LAB_TURN_CANDIDATE_MS": 0},
+            {"LAB_TURN_CANDIDATE_MS": 0, "LAB_ASR_EARLY_MS": 200},
         ),
     ]
     for label, overrides in levers:

@@ -211,7 +211,7 @@ class CallerAudio:
             TurnDecided(
                 candidate_event_id=speculation.candidate.id,
                 complete=verdict.complete,
-                model=turn_model_name(),
+                model=turn_model_name() if evidence.probability is not None else None,
                 model_probability=evidence.probability,
                 transcript_signal=evidence.signal,
                 silence_ms=evidence.silence_ms,

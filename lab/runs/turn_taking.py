@@ -96,9 +96,10 @@ class Speculation:
         self.transcript: asyncio.Future[asr.Transcript] = transcript or asyncio.ensure_future(
             service.recognize(pcm)
         )
-        self.probability: asyncio.Future[float | None] = asyncio.ensure_future(
-            turn_probability(pcm)
-        )
+        # The turn model runs only where the words leave the turn in doubt, after recognition:
+        # beside it, on two cores, it doubled recognition's time.
+        self.probability: asyncio.Future[float | None] | None = None
+        self._pcm = pcm
         self.transcript_at: float | None = None
         self.signal: TranscriptSignal = "unknown"
         self._agent = agent
@@ -115,17 +116,21 @@ class Speculation:
             if first:
                 # Warms the phrase cache: the decided turn's reply finds its first chunk made.
                 self.prefetch = asyncio.ensure_future(service.synthesize(first))
-        await self.probability
+        if self.signal != "complete":
+            self.probability = asyncio.ensure_future(turn_probability(self._pcm))
+            await self.probability
 
     def evidence(self, silence_ms: int) -> TurnEvidence:
         """What is known now; the model's probability only once it has answered."""
-        answered = self.probability.done() and not self.probability.cancelled()
-        failed = answered and self.probability.exception() is not None
-        probability = self.probability.result() if answered and not failed else None
+        future = self.probability
+        answered = future is not None and future.done() and not future.cancelled()
+        failed = answered and future is not None and future.exception() is not None
+        probability = future.result() if future is not None and answered and not failed else None
         signal = self.signal if self.transcript_at is not None else "unknown"
         return TurnEvidence(silence_ms=silence_ms, probability=probability, signal=signal)
 
     def cancel(self) -> None:
         """Stop waiting on the work; what already runs in an executor is left to finish unheard."""
         for future in (self.ready, self.transcript, self.probability):
-            future.cancel()
+            if future is not None:
+                future.cancel()
