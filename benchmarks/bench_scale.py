@@ -48,7 +48,7 @@ VOICE_LINES = (
 )
 # Typed runs on the compressed conversation clock, as the issue measured them.
 TYPED_ENV = {"LAB_TIME_SCALE": "0.1", "LAB_TOOL_TIMEOUT_MS": "5000"}
-RUN_LIMIT_S = 600.0
+RUN_LIMIT_S = 240.0  # a call still going after this counts as failed (TimeoutError)
 ENDED_POLLS = 30
 
 
