@@ -20,7 +20,7 @@ from lab.cluster.topology import ROOT, Backing, Lab, Shape
 WATCH_S = 1.0
 
 
-def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
+def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
     # Unwinds the context managers exactly as Ctrl-C does.
     raise KeyboardInterrupt
 
@@ -86,7 +86,9 @@ def backing_for(command: list[str]) -> int:
 
 def main() -> int:
     args = _parser().parse_args()
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    # SIGINT too: a shell that starts the launcher in the background has it ignoring Ctrl-C.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stop_on_signal)
     try:
         if args.command:
             if args.command[0] != "backing" or len(args.command) < 2:
