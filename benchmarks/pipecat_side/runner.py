@@ -61,8 +61,9 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 RATE = 16000
 FRAME_SAMPLES = 320  # 20 ms, as the lab's microphone frames
 FRAME_S = FRAME_SAMPLES / RATE
-# Once a line is answered and the pipeline has been quiet this long, the next line is said.
-GAP_S = 1.0
+# Once a line is answered and the pipeline has been quiet this long, the next line is said:
+# long enough for the transcript of a line's later part to arrive on a loaded machine.
+GAP_S = 3.0
 # A line with no reply by then is recorded without one (generous: the machine may be loaded).
 REPLY_WAIT_S = 30.0
 
