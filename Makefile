@@ -51,13 +51,14 @@ run: db
 cluster: install-postgres
 	$(BIN)/python -m lab.cluster
 
-# The part of the suite that touches storage, sessions and the channel layer, on a throwaway
-# PostgreSQL + Redis, and the multi-process tests (tests/cluster). .ci/run runs it after `make test`.
+# The part of the suite that touches storage, sessions and the channel layer (without the
+# model-heavy voice tests: make test runs those) on a throwaway PostgreSQL + Redis, then the
+# multi-process tests (tests/cluster, with a real speech worker). .ci/run runs it after make test.
 SCALED_TESTS ?= tests/events tests/runs tests/tools tests/audit tests/config tests/accounts \
 	tests/web/test_consumer.py tests/web/test_live_sockets.py tests/web/test_lease_processes.py \
-	tests/web/test_ownership.py tests/alerts/test_claims.py tests/cluster
+	tests/web/test_ownership.py tests/alerts/test_claims.py
 test-scaled: install-postgres
-	$(BIN)/python -m lab.cluster backing -- $(BIN)/python -m pytest -m "not browser" $(SCALED_TESTS)
+	$(BIN)/python -m lab.cluster backing -- sh -c '$(BIN)/python -m pytest -m "not browser and not models" $(SCALED_TESTS) && $(BIN)/python -m pytest tests/cluster'
 
 lint: install
 	$(BIN)/ruff check .
