@@ -64,7 +64,12 @@ class CallerAudio:
     """One caller's audio stream: endpointing, turn decisions and recognition jobs."""
 
     def __init__(
-        self, session: RunSession, barge: BargeIn, on_turn: Callable[[TurnClock], None]
+        self,
+        session: RunSession,
+        barge: BargeIn,
+        on_turn: Callable[[TurnClock], None],
+        *,
+        audio_since: float | None = None,
     ) -> None:
         self.session = session
         self.barge = barge
@@ -82,7 +87,8 @@ class CallerAudio:
             candidate_ms=candidate_ms if self.candidates else fallback_ms, fallback_ms=fallback_ms
         )
         self.frames = 0
-        self.pacer = AudioPacer()
+        # The client may have streamed since the socket opened, while the models loaded.
+        self.pacer = AudioPacer(clock=audio_since)
         # While the scripted caller speaks, it owns the audio path; the microphone waits.
         self.scripted = False
         self.muted_frames = 0

@@ -36,12 +36,16 @@ __all__ = ["AGENT_AUDIO", "CALLER_AUDIO", "STOP_AUDIO", "AudioRejected", "VoiceL
 class VoiceLink:
     """One run's voice connection: what the consumer and the session drive."""
 
-    def __init__(self, session: RunSession, send: SendBytes) -> None:
+    def __init__(
+        self, session: RunSession, send: SendBytes, *, audio_since: float | None = None
+    ) -> None:
         self.session = session
         self.send = send
         self.barge = BargeIn(session)
         self.speech = AgentVoice(session, send, self.barge)
-        self.caller = CallerAudio(session, self.barge, on_turn=self._turn_decided)
+        self.caller = CallerAudio(
+            session, self.barge, on_turn=self._turn_decided, audio_since=audio_since
+        )
         session.voice = self
 
     def _turn_decided(self, clock: TurnClock) -> None:

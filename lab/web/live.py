@@ -180,9 +180,10 @@ class LiveRun:
             return
         self._started = True
         if not self.typed:
+            opened_at = self.session.now()
             await self.notify("Loading the speech models…", tone="info")
             await service.warm()
-            self.voice = VoiceLink(self.session, self._send_audio)
+            self.voice = VoiceLink(self.session, self._send_audio, audio_since=opened_at)
             await self.notify("Speech models ready.", tone="info")
         await self.guard(self.session.start())
 
