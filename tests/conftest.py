@@ -91,3 +91,36 @@ def fast_clock(settings):
     for name, value in FAST_CLOCK.items():
         setattr(settings, name, value)
     return settings
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The test database, and before it is dropped, an end to sessions other threads left open.
+
+    Socket tests run ORM calls in worker threads whose connections outlive the test; SQLite
+    does not mind, but PostgreSQL refuses to drop a database that a session still uses.
+    """
+    yield
+    with django_db_blocker.unblock():
+        from django.db import connection, connections
+
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+        for each in connections.all():
+            each.close()
+            if hasattr(each, "close_pool"):
+                each.close_pool()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> Iterator[None]:
+    """Each test gets its own channel layer: the Redis layer's locks and pools belong to the
+    event loop that first used them, and every async test runs on a new loop."""
+    from channels.layers import channel_layers
+
+    yield
+    channel_layers.backends.clear()
