@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint typecheck install db browser bench clean cluster install-postgres test-scaled
+.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side clean cluster install-postgres test-scaled
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -81,6 +81,13 @@ $(PIPECAT_STAMP): benchmarks/pipecat_side/requirements.txt
 
 bench: install-postgres $(PIPECAT_STAMP)
 	for b in gate evaluator asr voice reports grader understanding commit_load side_by_side scale audit; do $(BIN)/python -m benchmarks.bench_$$b || exit 1; done
+
+# The two benchmarks that need more than make test installs, each with its own set-up.
+bench-scale: install-postgres
+	$(BIN)/python -m benchmarks.bench_scale
+
+bench-side-by-side: install $(PIPECAT_STAMP)
+	$(BIN)/python -m benchmarks.bench_side_by_side
 
 clean:
 	rm -rf $(VENV) $(PIPECAT_VENV) .pytest_cache .hypothesis .mypy_cache
