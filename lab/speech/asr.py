@@ -17,13 +17,14 @@ from faster_whisper import WhisperModel
 from lab.audio.frames import BYTES_PER_MS
 
 # Naming the lab's vocabulary biases decoding toward it: without it, "Refund order number 4512"
-# came out as "Refined order number 4,512". Words only, never a sentence a caller might say:
+# came out as "Refined order number 4,512" (and "I want a refund" as "I want to refend" until
+# the prompt said "A refund"). Words only, never a sentence a caller might say:
 # Whisper drops what repeats its prompt ("Actually, make that Friday." in an earlier prompt
 # cost "Actually, make that Thursday afternoon." its correction cue in 6 of 6 passes). The
 # example number is not one the scenarios use, so tests that hear 4512 do not read the prompt.
 INITIAL_PROMPT = (
     "Appointments and refunds. Monday, Tuesday, Wednesday, Thursday, Friday, morning, "
-    "afternoon. Refund, order number 1234, twenty dollars. Yes, confirm, book."
+    "afternoon. A refund, order number 1234, twenty dollars. Yes, confirm, book."
 )
 _PCM16_SCALE = 32768.0
 

@@ -118,7 +118,7 @@ MEANINGS: dict[str, tuple[UnderstandingKind, Args]] = {
     "How much is a basic tune-up?": (QUESTION, {}),
     "Are you open on Saturday?": (QUESTION, {}),
     # A refund request with nothing to refund yet; the agent answers the policy question.
-    "Can I get my money back if I cancel?": (REQUEST, {}),
+    "Can I get my money back if I cancel?": (UnderstandingKind.QUESTION, {}),
     "Can you put me through to your manager?": (UNSUPPORTED, {}),
     "How much is a frame respray?": (QUESTION, {}),
 }
