@@ -1,0 +1,118 @@
+"""What the lab exchanges with any agent under test: caller turns in; speech, tool calls and
+the end of its turn out. Pure: no Django, no I/O.
+
+The session hands the agent one caller turn at a time and reads what the agent did from the
+async iterator it returns. An agent that reaches the lab's sandboxed tools does so only through
+the `ToolBox` it is given, so every call can pass the gate first; a connector that can only
+observe an agent's own tools (a pipecat bot's function calls) reports them as `ToolObserved`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp"]
+
+
+class AgentIdentity(BaseModel):
+    """Who was tested, as run.started records it; never a secret, only digests of what was given."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    connector: ConnectorKind
+    endpoint: str | None = None
+    model: str | None = None
+    tools_digest: str | None = None
+    system_prompt_digest: str | None = None
+
+    def label(self) -> str:
+        """One line for pages and commands: 'openai http://127.0.0.1:9/v1 (model scripted)'."""
+        parts = [self.connector]
+        if self.endpoint:
+            parts.append(self.endpoint)
+        if self.model:
+            parts.append(f"(model {self.model})")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class CallerTurn:
+    """One final caller turn: its text and the id of the caller.utterance event that holds it."""
+
+    text: str
+    utterance_event_id: str
+    audio: bytes | None = None  # 16 kHz PCM16 mono, on voice runs to agents that take audio
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What the lab answered a tool call with; `kind` says how it ended, `content` is sent back."""
+
+    call_id: str
+    kind: Literal["ok", "blocked", "failed", "invalid"]
+    content: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Said:
+    """A whole sentence the agent says (streamed replies are cut into sentences as they come)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCalled:
+    """A call the agent made through the lab's ToolBox, with what the lab answered."""
+
+    call: ToolCall
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class ToolObserved:
+    """A call the agent ran on its own tools; the lab saw it but could not stand in front of it."""
+
+    call: ToolCall
+    result: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    pass
+
+
+@dataclass(frozen=True)
+class AgentFault:
+    """The agent erred, hung or answered garbage: recorded, and the run cannot pass."""
+
+    kind: Literal["timeout", "http_error", "malformed", "disconnected"]
+    reason: str
+
+
+AgentOutput = Said | ToolCalled | ToolObserved | TurnFinished | AgentFault
+
+
+class ToolBox(Protocol):
+    """The run's sandboxed tools as an agent reaches them: through the gate in guarded runs."""
+
+    async def call(self, call: ToolCall) -> ToolResult: ...
+
+
+class AgentUnderTest(Protocol):
+    identity: AgentIdentity
+
+    def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
+    def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
+    async def close(self) -> None: ...
