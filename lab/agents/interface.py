@@ -31,7 +31,7 @@ class AgentIdentity(BaseModel):
 
     def label(self) -> str:
         """One line for pages and commands: 'openai http://127.0.0.1:9/v1 (model scripted)'."""
-        parts = [self.connector]
+        parts: list[str] = [self.connector]
         if self.endpoint:
             parts.append(self.endpoint)
         if self.model:
