@@ -70,7 +70,7 @@ _POSITIVE = re.compile(
     r"\b(?:ok|okay|okey|alright|all right|sure|fine|good(?! (?:morning|afternoon|evening|night))"
     r"|great|nice|perfect|cool|lovely|excellent|awesome|wonderful|brilliant|right|works?"
     r"|could work|sounds (?:good|great|fine|right|perfect|ok|okay|like a plan)|uh huh|mm hmm"
-    r"|mhm|mm+|thanks|thank you|i think so|fair enough|got it|understood|sweet|super"
+    r"|mhm|mm+|m(?: m)+|thanks|thank you|i think so|fair enough|got it|understood|sweet|super"
     r"|i guess|i suppose|maybe|perhaps|probably|possibly|let me think|i believe so)\b"
 )
 # Words that may stand beside a yes without saying anything else.

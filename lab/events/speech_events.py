@@ -23,12 +23,16 @@ class SpeechEnded(PayloadModel):
     segment_ms: int
 
 
-class Transcribed(PayloadModel):
+class Transcribed(EvolvingPayload):
     type: Literal["asr.transcribed"] = "asr.transcribed"
     text: str
     segment_ms: int
     latency_ms: int
     model: str
+    # The encoder window the words came from, in ms of audio (30000: Whisper's full window).
+    window_ms: int | None = None
+
+    _added_later: ClassVar[tuple[str, ...]] = ("window_ms",)
 
 
 class AgentAudioStarted(PayloadModel):

@@ -296,6 +296,7 @@ class CallerAudio:
                 segment_ms=transcript.audio_ms,
                 latency_ms=recognition_ms,
                 model=asr.model_name(),
+                window_ms=transcript.window_ms,
             )
         )
         if not any(ch.isalnum() for ch in transcript.text):

@@ -15,6 +15,7 @@ from django.conf import settings
 from faster_whisper import WhisperModel
 
 from lab.audio.frames import BYTES_PER_MS
+from lab.speech.windowing import FULL_WINDOW_FRAMES, looks_looped, token_budget, window_frames
 
 # Naming the lab's vocabulary biases decoding toward it: without it, "Refund order number 4512"
 # came out as "Refined order number 4,512" (and "I want a refund" as "I want to refend" until
@@ -29,6 +30,16 @@ INITIAL_PROMPT = (
 _PCM16_SCALE = 32768.0
 
 _load_lock = threading.Lock()
+# The encoder window of the transcription running on this thread (transcribe() sets it).
+_window = threading.local()
+
+
+class _WindowedWhisper(WhisperModel):
+    """faster-whisper with the padded 30 s features cut to this thread's window before encoding."""
+
+    def encode(self, features: np.ndarray) -> object:
+        frames = getattr(_window, "frames", FULL_WINDOW_FRAMES)
+        return super().encode(features[..., :frames])
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +47,8 @@ class Transcript:
     text: str
     audio_ms: int
     elapsed_ms: int
+    # The encoder window the words came from, in ms of audio (30000: Whisper's full window).
+    window_ms: int = FULL_WINDOW_FRAMES * 10
 
 
 def model_dir() -> Path:
@@ -49,7 +62,7 @@ def model_name() -> str:
 
 @functools.cache
 def _model() -> WhisperModel:
-    return WhisperModel(
+    return _WindowedWhisper(
         str(model_dir()),
         device="cpu",
         compute_type="int8",
@@ -68,12 +81,25 @@ def load_model() -> WhisperModel:
 def transcribe(pcm: bytes, *, prompt_free: bool = False) -> Transcript:
     """Transcribe one endpointed segment of 16 kHz mono PCM16; blocks, so run it off the loop.
 
-    prompt_free leaves out the vocabulary prompt (for checks that must hear the audio alone).
+    A short segment is encoded on the short window; words that loop there are heard again on the
+    full window. prompt_free leaves out the vocabulary prompt (for checks on the audio alone).
     """
-    model = load_model()
+    load_model()
     started = time.perf_counter()
     audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / _PCM16_SCALE
-    segments, _info = model.transcribe(
+    audio_ms = len(pcm) // BYTES_PER_MS
+    frames = window_frames(audio_ms=audio_ms, window_ms=settings.LAB_ASR_WINDOW_MS)
+    text = _decode(audio, frames=frames, audio_ms=audio_ms, prompt_free=prompt_free)
+    if frames < FULL_WINDOW_FRAMES and looks_looped(text, audio_ms=audio_ms):
+        frames = FULL_WINDOW_FRAMES
+        text = _decode(audio, frames=frames, audio_ms=audio_ms, prompt_free=prompt_free)
+    elapsed_ms = round((time.perf_counter() - started) * 1000)
+    return Transcript(text=text, audio_ms=audio_ms, elapsed_ms=elapsed_ms, window_ms=frames * 10)
+
+
+def _decode(audio: np.ndarray, *, frames: int, audio_ms: int, prompt_free: bool) -> str:
+    _window.frames = frames
+    segments, _info = _model().transcribe(
         audio,
         language="en",
         beam_size=settings.LAB_ASR_BEAM,
@@ -85,11 +111,11 @@ def transcribe(pcm: bytes, *, prompt_free: bool = False) -> Transcript:
         vad_filter=False,
         condition_on_previous_text=False,
         without_timestamps=True,
+        # A loop on a short window stops here instead of running to Whisper's 448 tokens.
+        max_new_tokens=token_budget(audio_ms) if frames < FULL_WINDOW_FRAMES else None,
     )
     # Segments are a lazy generator: decoding happens here, in the calling thread.
-    text = " ".join(segment.text.strip() for segment in segments).strip()
-    elapsed_ms = round((time.perf_counter() - started) * 1000)
-    return Transcript(text=text, audio_ms=len(pcm) // BYTES_PER_MS, elapsed_ms=elapsed_ms)
+    return " ".join(segment.text.strip() for segment in segments).strip()
 
 
 @functools.cache

@@ -56,6 +56,7 @@ class AsrReply(_Message):
     text: str
     audio_ms: int
     elapsed_ms: int
+    window_ms: int
 
 
 class TtsReply(_Message):

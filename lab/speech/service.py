@@ -139,7 +139,12 @@ class Workers:
         reply = await self._ask("asr", request, asr_timeout_s(self.timeout_s, pcm))
         if not isinstance(reply, AsrReply):
             raise SpeechUnavailable("asr", f"the speech worker answered {reply.type}")
-        return asr.Transcript(text=reply.text, audio_ms=reply.audio_ms, elapsed_ms=reply.elapsed_ms)
+        return asr.Transcript(
+            text=reply.text,
+            audio_ms=reply.audio_ms,
+            elapsed_ms=reply.elapsed_ms,
+            window_ms=reply.window_ms,
+        )
 
     async def synthesize(self, text: str) -> bytes:
         def request(**fields: Any) -> TtsRequest:

@@ -81,6 +81,7 @@ class SpeechWorker(AsyncConsumer):
                     text=transcript.text,
                     audio_ms=transcript.audio_ms,
                     elapsed_ms=transcript.elapsed_ms,
+                    window_ms=transcript.window_ms,
                 )
             case TtsRequest(text=text):
                 return TtsReply(

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import pytest
@@ -45,3 +46,28 @@ def test_two_threads_can_share_the_one_model_at_once() -> None:
         together = [t.text for t in pool.map(asr.transcribe, clips)]
 
     assert together == alone
+
+
+@pytest.mark.models
+def test_a_short_caller_line_is_heard_on_the_short_window_with_the_full_windows_words(
+    settings: Any,
+) -> None:
+    pcm = synthesize("Actually, make that Thursday afternoon.")
+    short = asr.transcribe(pcm)
+    settings.LAB_ASR_WINDOW_MS = 0
+    full = asr.transcribe(pcm)
+
+    assert (short.window_ms, full.window_ms) == (15_000, 30_000)
+    assert short.text == full.text == "Actually, make that Thursday afternoon."
+
+
+@pytest.mark.models
+def test_words_that_loop_on_a_too_short_window_are_heard_again_on_the_full_one(
+    settings: Any,
+) -> None:
+    # Three seconds of window for a one-second line: tiny.en repeats "Yes, book it." to its limit.
+    settings.LAB_ASR_WINDOW_MS = 3_000
+    transcript = asr.transcribe(synthesize("Yes, book it."))
+
+    assert transcript.window_ms == 30_000
+    assert transcript.text == "Yes, book it."

@@ -39,8 +39,9 @@ LINES: dict[str, tuple[list[tuple[str, ...]], tuple[str, ...]]] = {
     "Book me something Tuesday morning, please.": ([("tuesday",), ("morning",)], POSITIVE_ONLY),
     "Wait, no. Friday morning instead.": ([("no",), ("friday",), ("morning",)], POSITIVE_ONLY),
     "Yes, confirm.": ([("yes",), ("confirm",)], ()),
-    # Whisper writes piper's "Mm-hmm." as "MMM."; it must stay an acknowledgement, never a yes.
-    "Mm-hmm.": ([("mmm", "mm", "mm hmm", "mhm", "hmm", "uh huh")], POSITIVE_ONLY),
+    # Whisper writes piper's "Mm-hmm." as "MMM." (full window) or "M M." (the short one); it must
+    # stay an acknowledgement, never a yes.
+    "Mm-hmm.": ([("mmm", "mm", "m m", "mm hmm", "mhm", "hmm", "uh huh")], POSITIVE_ONLY),
     "I'd like Thursday morning, please.": ([("thursday",), ("morning",)], POSITIVE_ONLY),
     "I want a refund on order number four five one two, forty dollars.": (
         [("refund",), ("order",), ORDER, ("40", "forty"), ("dollars",)],

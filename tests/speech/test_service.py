@@ -42,7 +42,7 @@ class CountingLayer(InMemoryChannelLayer):
 
 def transcript_of(request: AsrRequest, text: str = "hello") -> dict[str, Any]:
     return AsrReply(
-        request_id=request.request_id, text=text, audio_ms=10, elapsed_ms=1
+        request_id=request.request_id, text=text, audio_ms=10, elapsed_ms=1, window_ms=30000
     ).model_dump()
 
 

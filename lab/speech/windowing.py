@@ -1,0 +1,46 @@
+"""How much of Whisper's 30 s window a segment needs, and whether its words came out looped.
+
+Pure. faster-whisper pads every segment to 3000 mel frames before the encoder; CTranslate2's
+encoder takes fewer, at a cost roughly linear in frames. Windows much shorter than about twice
+the utterance make the decoder repeat itself, so a short window comes with a guard.
+"""
+
+from __future__ import annotations
+
+import re
+
+FULL_WINDOW_FRAMES = 3000
+FRAMES_PER_S = 100
+# Speech runs at about 2.5-3 words a second; five tokens a second of audio, plus room for a
+# short phrase, is more than any caller line needs and less than a loop produces.
+_TOKENS_PER_S = 5
+_TOKENS_FLOOR = 16
+_WORDS_PER_S_LOOPED = 6.0
+
+
+def window_frames(*, audio_ms: int, window_ms: int) -> int:
+    """The encoder frames for a segment: the short window when it fits twice, else the full one."""
+    frames = window_ms // 10
+    if frames <= 0 or frames >= FULL_WINDOW_FRAMES or 2 * audio_ms // 10 > frames:
+        return FULL_WINDOW_FRAMES
+    return frames
+
+
+def token_budget(audio_ms: int) -> int:
+    """The most new tokens a segment of this length can honestly need."""
+    return _TOKENS_FLOOR + _TOKENS_PER_S * audio_ms // 1000
+
+
+def looks_looped(text: str, *, audio_ms: int) -> bool:
+    """Whether the words repeat a phrase back to back, or are more than the audio could hold."""
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    if len(words) > _WORDS_PER_S_LOOPED * max(audio_ms, 1000) / 1000:
+        return True
+    # One word three times running, or any longer phrase twice ("no, no" is a caller's own).
+    if any(words[i] == words[i + 1] == words[i + 2] for i in range(len(words) - 2)):
+        return True
+    return any(
+        words[start : start + size] == words[start + size : start + 2 * size]
+        for size in range(2, len(words) // 2 + 1)
+        for start in range(len(words) - 2 * size + 1)
+    )
