@@ -31,7 +31,7 @@ from lab.audio.echo import (
     has_caller,
 )
 from lab.audio.frames import FRAME_MS
-from lab.events.types import CallerBackchannel, EchoIgnored, Event, Mode
+from lab.events.types import CallerBackchannel, EchoIgnored, Event
 from lab.runs.log import RunClosed
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class BargeIn:
 
     def __init__(self, session: RunSession) -> None:
         self.session = session
-        self.guarded = session.run.mode == Mode.GUARDED
+        self.guarded = session.careful_barge_in
         # Guarded, speech this long is an interruption; unguarded, whatever three echo checks
         # did not find to be echo.
         self.bound_ms = MAX_VOICED_MS if self.guarded else ECHO_FIRST_MS + 2 * ECHO_EVERY_MS
@@ -281,7 +281,7 @@ async def record_backchannel(
 async def typed_backchannel(session: RunSession, text: str) -> bool:
     """A typed line while the agent speaks: an acknowledgement is kept from the agent (guarded)."""
     playing = playing_utterance(session)
-    if session.run.mode != Mode.GUARDED or playing is None or not is_backchannel(text):
+    if not session.careful_barge_in or playing is None or not is_backchannel(text):
         return False
     await record_backchannel(
         session, text, playing, reason="an acknowledgement typed over the agent's speech"
