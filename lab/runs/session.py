@@ -46,6 +46,8 @@ from lab.scenarios.contracts import Contract
 
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 
+AGENT_CLOSE_S = 5.0
+
 
 def agent_spec(run: Run) -> AgentSpec | None:
     """The agent under test a run names, with its key from the environment; None: scripted."""
@@ -237,8 +239,10 @@ class RunSession:
         await self.record(RunEnded(reason_kind=reason_kind, reason=reason))
         await database_sync_to_async(store.run_mark_ended)(run=self.run)
         if self.agent is not None:
+            # A connector that will not close must not keep the run from ending.
             with contextlib.suppress(Exception):
-                await self.agent.close()
+                async with asyncio.timeout(AGENT_CLOSE_S):
+                    await self.agent.close()
 
     async def _agent_faulted(self, reason: str) -> None:
         await self.end(reason_kind="error", reason=f"the agent under test faulted: {reason}")
