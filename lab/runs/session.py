@@ -34,6 +34,7 @@ from lab.events.types import (
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller, ending
 from lab.runs.counters import RunCounters
+from lab.runs.external_tools import GatedToolBox
 from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.grading import TurnAuditor
 from lab.runs.log import Listener, RunClosed, RunLog
@@ -126,6 +127,11 @@ class RunSession:
         """Whether an acknowledgement over the agent is kept from it. Naive barge-in is a habit of
         the scripted agent's unguarded mode; an outside agent gets the lab's careful loop."""
         return self.run.mode == Mode.GUARDED or self.agent is not None
+
+    @property
+    def toolbox(self) -> GatedToolBox | None:
+        """The run's gated tools as an outside agent reaches them (a connector, an MCP server)."""
+        return self.turns.toolbox if isinstance(self.turns, ExternalAgentTurns) else None
 
     @property
     def scripted_agent(self) -> ScriptedAgent | None:

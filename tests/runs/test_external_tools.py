@@ -6,7 +6,6 @@ from channels.db import database_sync_to_async
 from lab.agents.interface import ToolCall
 from lab.events.types import Channel, Mode
 from lab.runs.external_tools import GatedToolBox
-from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
@@ -25,8 +24,8 @@ async def started(mode: Mode = Mode.GUARDED) -> RunSession:
 
 
 def toolbox(session: RunSession) -> GatedToolBox:
-    assert isinstance(session.turns, ExternalAgentTurns)
-    return session.turns.toolbox
+    assert session.toolbox is not None
+    return session.toolbox
 
 
 async def test_the_toolbox_offers_only_the_scenarios_tools_and_refuses_others(fast_clock):
