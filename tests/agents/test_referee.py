@@ -21,7 +21,7 @@ from lab.events.types import (
 )
 
 AT = datetime(2025, 3, 9, 10, 0, tzinfo=UTC)
-TUESDAY = [
+TUESDAY: list[Args] = [
     {"slot_id": "tue-0930", "day": "tuesday", "time": "09:30"},
     {"slot_id": "tue-1100", "day": "tuesday", "time": "11:00"},
 ]
