@@ -119,3 +119,21 @@ async def test_a_well_behaved_outside_agent_passes_guarded_and_as_is(scenario, m
     evaluation = evaluate(session.contract, session.events)
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
     assert bool(of_type(session, "gate.decision")) is (mode is Mode.GUARDED)
+
+
+async def test_as_is_an_outside_agent_inventing_a_slot_after_a_failed_lookup_fails(fast_clock):
+    session = await play("tool_timeout", "invents_slot", Mode.UNGUARDED)
+    (made,) = of_type(session, "proposal.made")
+    assert made.grounded_on is None and made.args == {"day": "wednesday", "time": "14:00"}
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL
+    assert "nothing_invented" in evaluation.reason
+
+
+async def test_the_gate_refuses_an_invented_slot_as_a_proposal(fast_clock, monkeypatch):
+    monkeypatch.setattr("lab.runs.caller.SCRIPT_WAIT_S", 3.0)
+    session = await play("tool_timeout", "invents_slot")
+    proposes = [d for d in of_type(session, "gate.decision") if d.request.operation == "propose"]
+    assert [(d.outcome, d.reason_kind) for d in proposes] == [("block", "ungrounded")]
+    assert not of_type(session, "proposal.made") and await executions(session) == 0
+    assert evaluate(session.contract, session.events).verdict is not Verdict.PASS
