@@ -137,3 +137,12 @@ async def test_the_gate_refuses_an_invented_slot_as_a_proposal(fast_clock, monke
     assert [(d.outcome, d.reason_kind) for d in proposes] == [("block", "ungrounded")]
     assert not of_type(session, "proposal.made") and await executions(session) == 0
     assert evaluate(session.contract, session.events).verdict is not Verdict.PASS
+
+
+async def test_as_is_keeping_an_interrupted_readbacks_slot_fails_the_interruption_scenario(
+    fast_clock,
+):
+    session = await play("interruption", "keeps_first_offer", Mode.UNGUARDED)
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL
+    assert "interrupted_proposal_expired" in evaluation.reason
