@@ -15,8 +15,9 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
-from lab.agents.interface import AgentUnderTest
+from lab.agents.interface import AgentIdentity, AgentUnderTest
 from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
+from lab.agents.tool_specs import tools_digest
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
@@ -195,7 +196,7 @@ class RunSession:
                 gate_version=GATE_VERSION,
                 agent_version=AGENT_VERSION,
                 ungrounded=self.run.ungrounded,
-                agent=self.agent.identity if self.agent is not None else None,
+                agent=self._identity(),
             )
         )
         async with self.working():
@@ -249,6 +250,21 @@ class RunSession:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(AGENT_CLOSE_S):
                     await self.agent.close()
+
+    def _identity(self) -> AgentIdentity | None:
+        """The outside agent's identity; the tools the lab offers it, unless it said otherwise."""
+        if self.agent is None:
+            return None
+        identity = self.agent.identity
+        toolbox = self.toolbox
+        # A pipecat bot runs its own tools: the lab offered it none.
+        if (
+            identity.tools_digest is None
+            and toolbox is not None
+            and identity.connector != "pipecat"
+        ):
+            identity = identity.model_copy(update={"tools_digest": tools_digest(toolbox.offered)})
+        return identity
 
     async def _agent_faulted(self, reason: str) -> None:
         await self.end(reason_kind="error", reason=f"the agent under test faulted: {reason}")

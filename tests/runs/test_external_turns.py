@@ -5,6 +5,7 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
+from lab.agents.tool_specs import TOOL_SPECS, tools_digest
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
 from lab.events.types import Channel, Mode
@@ -42,6 +43,8 @@ async def test_a_well_behaved_outside_agent_passes_the_correction_scenario_guard
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
     (started,) = of_type(session, "run.started")
     assert started.agent.model == "well_behaved"
+    offered = [spec for spec in TOOL_SPECS.values() if spec.action == "book"]
+    assert started.agent.tools_digest == tools_digest(offered)
     # The referee, not the agent, recorded the caller's two requests and the two readbacks.
     assert [r.args["day"] for r in of_type(session, "intent.revised")] == ["tuesday", "thursday"]
     assert [p.args["day"] for p in of_type(session, "proposal.made")] == ["tuesday", "thursday"]
