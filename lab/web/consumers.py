@@ -41,7 +41,9 @@ from lab.web.messages import (
 )
 from lab.web.panel import notice_fragment
 
-CLOSE_POLICY = 1008  # too much rejected input, audio or text (lab/web/limits.py)
+# Too much rejected input, audio or text (lab/web/limits.py). RFC 6455's 1008 says the same,
+# but daphne (autobahn) sends only 1000 and 3000-4999: it refused 1008 and the client saw 1011.
+CLOSE_POLICY = 4008
 CLOSE_NOT_FOUND = 4404  # no such run, or not this viewer's
 CLOSE_ENDED = 4410
 CLOSE_TOO_FAST = 4429  # audio faster than real time
