@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lab.accounts.agents import AgentRef
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.ownership import headless_owner_token, token_digest
@@ -15,9 +16,13 @@ def run_start(
     channel: Channel,
     owner_token: str | None = None,
     ungrounded: bool = False,
+    agent: AgentRef | None = None,
 ) -> Run:
     """Create a run of a known scenario owned by owner_token (default: this process's headless
-    owner, for runs it plays itself); raises UnknownScenario for any other id."""
+    owner, for runs it plays itself); raises UnknownScenario for any other id.
+
+    agent, already checked (lab.accounts.agents), is whose run it is: its audit rows go to that
+    tenant. Without one the run is public and writes into no tenant."""
     contract = contract_get(scenario_id)
     return Run.objects.create(
         scenario_id=contract.id,
@@ -27,4 +32,6 @@ def run_start(
         channel=channel.value,
         ungrounded=ungrounded,
         owner_hash=token_digest(owner_token or headless_owner_token()),
+        tenant=agent.tenant if agent else "",
+        agent=agent.slug if agent else "",
     )

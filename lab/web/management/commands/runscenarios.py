@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pydantic import ValidationError
 
+from lab.accounts.agents import AgentRef, AgentRefused, agent_named
 from lab.asgi import application
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
@@ -95,6 +96,18 @@ def free_lines(path: Path) -> list[str]:
     return lines
 
 
+def _attribution(tenant: str | None, slug: str | None) -> AgentRef | None:
+    """The agent --tenant and --agent-slug name together, checked; None when neither is given."""
+    if not tenant and not slug:
+        return None
+    if not tenant or not slug:
+        raise CommandError("--tenant and --agent-slug go together: name the tenant and its agent")
+    try:
+        return agent_named(tenant, slug)
+    except AgentRefused as refused:
+        raise CommandError(str(refused)) from None
+
+
 class Command(BaseCommand):
     help = "Play each scenario's scripted caller headless and print one verdict line per scenario."
 
@@ -119,6 +132,14 @@ class Command(BaseCommand):
             help="a free call (both tools, no script) with the caller lines in FILE, typed",
         )
         parser.add_argument(
+            "--tenant",
+            help="the tenant the runs are for: their audit rows, cases and alerts land there "
+            "(with --agent-slug; without both, nothing lands in any tenant)",
+        )
+        parser.add_argument(
+            "--agent-slug", help="the tenant's registered agent the runs are attributed to"
+        )
+        parser.add_argument(
             "--time-scale",
             type=float,
             help="compress the conversation clock (1.0 = real time); typed channel only",
@@ -126,6 +147,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         require_migrated()
+        agent = _attribution(options["tenant"], options["agent_slug"])
         lines = free_lines(options["free"]) if options["free"] else None
         if lines is not None and (options["scenarios"] or options["channel"] != "typed"):
             raise CommandError("--free runs the free call alone, on the typed channel")
@@ -150,6 +172,7 @@ class Command(BaseCommand):
                 mode=mode,
                 channel=channel,
                 ungrounded=options["ungrounded"],
+                agent=agent,
             )
             asyncio.run(play_free(run, lines) if lines else play_headless(run))
             evaluation = evaluate(contract, store.run_events(run))
