@@ -66,4 +66,4 @@ def agents_runnable(user: Any) -> list[AgentRef]:
         user_id=user.pk, user__is_active=True, role__in=acting
     ).values("tenant_id")
     found = Agent.objects.filter(tenant_id__in=tenants).select_related("tenant")
-    return sorted(AgentRef(a.tenant.slug, a.slug) for a in found)
+    return sorted((AgentRef(a.tenant.slug, a.slug) for a in found), key=lambda a: a.label)
