@@ -17,7 +17,7 @@ from lab.accounts.revocation import session_group
 from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Event
-from lab.runs.ownership import OWNER_SESSION_KEY, RunAccess
+from lab.runs.ownership import OWNER_SESSION_KEY, RunAccess, share_group
 from lab.runs.session import RunClosed
 from lab.runs.voice import AudioRejected
 from lab.scenarios.catalog import UnknownScenario, contract_get
@@ -46,7 +46,7 @@ from lab.web.signout import owner_group
 # Too much rejected input, audio or text (lab/web/limits.py). RFC 6455's 1008 says the same,
 # but daphne (autobahn) sends only 1000 and 3000-4999: it refused 1008 and the client saw 1011.
 CLOSE_POLICY = 4008
-CLOSE_SIGNED_OUT = 4403  # the session that owned the run signed out
+CLOSE_REVOKED = 4403  # the owner's session signed out, or the share link was replaced
 CLOSE_NOT_FOUND = 4404  # no such run, or not this viewer's
 CLOSE_ENDED = 4410
 CLOSE_TOO_FAST = 4429  # audio faster than real time
@@ -94,6 +94,9 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.run_id = str(access.run.id)
         if access.may_drive:
             await self._follow_rights()
+        elif access.run.share_hash:
+            self.rights.append(share_group(access.run.share_hash))
+            await self.channel_layer.group_add(self.rights[-1], self.channel_name)
         # Join before reading the log: nothing stored after the read can be missed.
         await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
         if access.run.status == Run.Status.ENDED:
@@ -119,11 +122,15 @@ class RunConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
 
     async def access_revoked(self, message: dict[str, Any]) -> None:
-        """The owner signed out: this window no longer shows or drives the run."""
-        if not self.closing:
-            await self._close_with(
-                "You signed out: this window no longer follows the run.", CLOSE_SIGNED_OUT
-            )
+        """The owner signed out, or the share link was replaced: this window stops."""
+        if self.closing:
+            return
+        why = (
+            "You signed out: this window no longer follows the run."
+            if self.access is not None and self.access.may_drive
+            else "This share link was replaced: ask the run's owner for the new one."
+        )
+        await self._close_with(why, CLOSE_REVOKED)
 
     async def _take_over(self, access: RunAccess) -> bool:
         """Drive the run from this socket if no other does; False leaves it watching."""

@@ -1,6 +1,6 @@
 """Open sockets stop at once when the right they were opened with goes: a queue socket when its
 membership is deleted, its user signs out or its session disappears; a run's owner sockets
-when the owner signs out."""
+when the owner signs out; a share link's when the link is replaced."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from lab.accounts.models import Membership, Tenant
 from lab.accounts.roles import Role
 from lab.asgi import application
 from lab.audit.services import audit_records_store
+from lab.events.models import Run
 from lab.operator.consumers import CLOSE_LOG_IN
-from lab.web.consumers import CLOSE_SIGNED_OUT
+from lab.runs.ownership import share_link_create
+from lab.web.consumers import CLOSE_REVOKED
 from tests.audit.calls import demo_calls
 from tests.operator.conftest import graded, member
 
@@ -37,10 +39,8 @@ def _signed_in(role: Role) -> tuple[Client, User]:
 
 
 def _cookie(client: Client) -> tuple[bytes, bytes]:
-    return (
-        b"cookie",
-        f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode(),
-    )
+    found = client.cookies.get(settings.SESSION_COOKIE_NAME)
+    return (b"cookie", f"{settings.SESSION_COOKIE_NAME}={found.value if found else ''}".encode())
 
 
 async def _open(client: Client, path: str) -> WebsocketCommunicator:
@@ -142,8 +142,8 @@ async def test_signing_out_closes_the_owners_driving_and_watching_run_sockets(fa
         assert 'data-role="driver"' in await driver.receive_from(timeout=WAIT_S)
         assert 'data-role="watcher"' in await watcher.receive_from(timeout=WAIT_S)
         await database_sync_to_async(client.logout)()
-        assert await _closed_with(watcher) == CLOSE_SIGNED_OUT
-        assert await _closed_with(driver) == CLOSE_SIGNED_OUT
+        assert await _closed_with(watcher) == CLOSE_REVOKED
+        assert await _closed_with(driver) == CLOSE_REVOKED
     finally:
         await driver.disconnect()
         await watcher.disconnect()
@@ -160,6 +160,23 @@ async def test_signing_out_closes_a_run_socket_opened_before_signing_in(fast_clo
         _, user = await database_sync_to_async(_signed_in)(Role.VIEWER)
         await database_sync_to_async(client.force_login)(user)
         await database_sync_to_async(client.logout)()
-        assert await _closed_with(page) == CLOSE_SIGNED_OUT
+        assert await _closed_with(page) == CLOSE_REVOKED
     finally:
         await page.disconnect()
+
+
+async def test_replacing_a_share_link_closes_the_sockets_watching_through_the_old_one():
+    client = Client()
+    run_id = await database_sync_to_async(_run_of)(client)
+    run = await database_sync_to_async(Run.objects.get)(pk=run_id)
+    old = await database_sync_to_async(share_link_create)(run=run)
+    shared = await _open(Client(), f"/ws/share/{old}/")
+    try:
+        assert 'data-role="shared"' in await shared.receive_from(timeout=WAIT_S)
+        new = await database_sync_to_async(share_link_create)(run=run)
+        assert await _closed_with(shared) == CLOSE_REVOKED
+        again = await _open(Client(), f"/ws/share/{new}/")
+        assert 'data-role="shared"' in await again.receive_from(timeout=WAIT_S)
+        await again.disconnect()
+    finally:
+        await shared.disconnect()
