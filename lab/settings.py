@@ -273,6 +273,8 @@ if bool(LAB_ALERT_WEBHOOK_URL) != bool(LAB_ALERT_WEBHOOK_SECRET):
 # client address, every attempt is refused (429, Retry-After) for LAB_THROTTLE_COOLOFF_S after
 # the last failure.
 LAB_SIGNIN_ACCOUNT_LIMIT = env_int("LAB_SIGNIN_ACCOUNT_LIMIT", 10, minimum=1, maximum=10000)
-LAB_SIGNIN_ADDRESS_LIMIT = env_int("LAB_SIGNIN_ADDRESS_LIMIT", 30, minimum=1, maximum=100000)
+# An address's limit sits well above an account's: one person mistyping at a shared address
+# (an office's NAT, a test run on loopback) must not lock everyone else out.
+LAB_SIGNIN_ADDRESS_LIMIT = env_int("LAB_SIGNIN_ADDRESS_LIMIT", 50, minimum=1, maximum=100000)
 LAB_API_ADDRESS_LIMIT = env_int("LAB_API_ADDRESS_LIMIT", 30, minimum=1, maximum=100000)
-LAB_THROTTLE_COOLOFF_S = env_float("LAB_THROTTLE_COOLOFF_S", 900.0, minimum=0.0, maximum=86400.0)
+LAB_THROTTLE_COOLOFF_S = env_float("LAB_THROTTLE_COOLOFF_S", 300.0, minimum=0.0, maximum=86400.0)

@@ -1,7 +1,8 @@
 """Failed sign-ins and failed API tokens, counted in Django's cache per account and per client
 address; past a limit, every attempt (a correct one too) is refused until the cool-off passes.
 
-Each failure restarts the cool-off, so a client that keeps guessing stays locked. The cache is
+Each failure restarts the cool-off; an attempt refused while locked is not checked at all, so
+guessing goes no faster than the limit per cool-off. The cache is
 the process's own by default and Redis when REDIS_URL is set (lab/settings.py), so the count
 holds across the processes of a scaled-out lab.
 """
