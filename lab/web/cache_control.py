@@ -1,6 +1,7 @@
-"""No cache keeps an authenticated answer: a page or API response to a signed-in session or a
-bearer token is `private, no-store` (a shared proxy or the browser's back button would
-otherwise show one member's queue, rollup or tokens to whoever comes next)."""
+"""No cache keeps an authenticated answer: a page or API response to a signed-in session, a
+bearer token or a session that owns runs is `private, no-store` (a shared proxy or the
+browser's back button would otherwise show one member's queue, rollup or tokens, or one
+visitor's runs, to whoever comes next)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.cache import patch_cache_control
+
+from lab.runs.ownership import OWNER_SESSION_KEY
 
 
 def _private(response: HttpResponseBase) -> HttpResponseBase:
@@ -37,13 +40,21 @@ class PrivateAnswers:
         if self.is_async:
             return self._acall(request)
         response: HttpResponseBase = self.get_response(request)
-        if _bearer(request) or request.user.is_authenticated:
+        if (
+            _bearer(request)
+            or request.user.is_authenticated
+            or request.session.get(OWNER_SESSION_KEY)
+        ):
             return _private(response)
         return response
 
     async def _acall(self, request: HttpRequest) -> HttpResponseBase:
         waiting: Awaitable[HttpResponseBase] = self.get_response(request)
         response = await waiting
-        if _bearer(request) or (await request.auser()).is_authenticated:
+        if (
+            _bearer(request)
+            or (await request.auser()).is_authenticated
+            or await request.session.aget(OWNER_SESSION_KEY)
+        ):
             return _private(response)
         return response

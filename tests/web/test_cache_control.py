@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 
 import pytest
@@ -51,6 +52,13 @@ def test_an_anonymous_public_page_keeps_its_own_caching():
     assert "no-store" not in Client().get("/").get("Cache-Control", "")
 
 
+def test_a_session_that_owns_runs_gets_its_pages_unstored():
+    visitor = Client()
+    assert visitor.post("/runs/", {"scenario": "correction"}).status_code == 302
+    assert _no_store(visitor.get("/"))
+    assert _no_store(visitor.get("/grade/"))
+
+
 def test_refusals_lose_their_traceback_and_server_errors_keep_it():
     try:
         raise PermissionError("refused")
@@ -68,11 +76,24 @@ def test_refusals_lose_their_traceback_and_server_errors_keep_it():
     assert "Traceback" not in logging.Formatter().format(refusal)
 
 
-def test_a_refused_request_is_logged_as_one_line(owner, capfd):
-    client = Client()
-    client.force_login(owner)
-    assert client.get("/t/other/queue/").status_code == 404
-    assert client.post("/runs/", {"scenario": "nosuch"}).status_code == 400
-    err = capfd.readouterr().err
-    assert "Not Found: /t/other/queue/" in err
-    assert "Traceback" not in err
+def test_a_refused_request_is_logged_as_one_line(owner):
+    (handler,) = [
+        h
+        for h in logging.getLogger("django.request").handlers
+        if any(isinstance(f, OneLineRefusals) for f in h.filters)
+    ]
+    assert isinstance(handler, logging.StreamHandler)
+    written = io.StringIO()
+    before = handler.setStream(written)
+    try:
+        client = Client()
+        client.force_login(owner)
+        assert client.get("/t/other/queue/").status_code == 404
+        assert client.post("/runs/", {"scenario": "nosuch"}).status_code == 400
+        assert Client(enforce_csrf_checks=True).post("/runs/", {}).status_code == 403
+    finally:
+        handler.setStream(before)
+    lines = written.getvalue().splitlines()
+    assert any("Not Found: /t/other/queue/" in line for line in lines), lines
+    assert any("Forbidden" in line for line in lines), lines
+    assert "Traceback" not in written.getvalue()
