@@ -120,7 +120,7 @@ def _choices(user: Any) -> list[tuple[str, str]]:
     return [(name, f"{name}_v{tenant_versions(name)[-1]}") for name in tenants() if name in mine]
 
 
-def store_check(user: Any, tenant: str) -> str:
+def _store_check(user: Any, tenant: str) -> str:
     """The tenant, if the user may store records in it (operator or above); Refused otherwise."""
     if not user.is_authenticated:
         raise Refused(
@@ -182,7 +182,7 @@ def _upload_of(request: HttpRequest) -> _Upload | tuple[GradeForm, str]:
             return form, "No constraint list was uploaded: choose one, or pick a tenant."
         constraints = list_upload.read(MAX_CONSTRAINTS_BYTES + 1)
     else:
-        store_in = store_check(request.user, form.tenant)
+        store_in = _store_check(request.user, form.tenant)
     return _Upload(
         form=form,
         store_in=store_in,
