@@ -136,6 +136,7 @@ def test_an_operator_or_above_starts_a_run_for_their_agent(tenants, role):
     assert response.status_code == 302
     run = Run.objects.get()
     assert (run.tenant, run.agent) == ("demo", "demo-agent")
+    assert "for demo/demo-agent" in client.get(response["Location"]).content.decode()
     public = client.post("/runs/", {"scenario": "correction"})
     assert public.status_code == 302
     assert Run.objects.filter(tenant="").count() == 1
