@@ -94,6 +94,7 @@ def templates() -> list[AuditEntry]:
     return grade_transcript(
         parse_transcript(raw, max_bytes=1 << 20),
         constraints=facts,
+        tenant=facts.tenant,
         agent=AGENTS[0],
         grader=DeterministicGrader(),
         graded_at=datetime(2026, 1, 1, tzinfo=UTC),

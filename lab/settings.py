@@ -115,9 +115,30 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "lab.web.cache_control.PrivateAnswers",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+
+# Django's own loggers and the lab's, on stderr; an expected refusal is one line, no traceback.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"one_line_refusals": {"()": "lab.web.refusal_logs.OneLineRefusals"}},
+    "formatters": {"line": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "filters": ["one_line_refusals"],
+        }
+    },
+    "loggers": {
+        "django.request": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        "lab": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+    },
+}
 
 ROOT_URLCONF = "lab.urls"
 ASGI_APPLICATION = "lab.asgi.application"
@@ -155,6 +176,15 @@ CHANNEL_LAYERS = {
         }
         if _redis_url
         else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    )
+}
+
+# The sign-in throttle's counts (lab.accounts.throttle): shared through Redis when scaled out.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _redis_url}
+        if _redis_url
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
 
@@ -243,3 +273,13 @@ if bool(LAB_ALERT_WEBHOOK_URL) != bool(LAB_ALERT_WEBHOOK_SECRET):
         "LAB_ALERT_WEBHOOK_URL and LAB_ALERT_WEBHOOK_SECRET go together: the receiver verifies "
         "signatures with the secret, so set both (or neither)"
     )
+
+# Sign-in and API throttle (lab.accounts.throttle): past this many failures per account or per
+# client address, every attempt is refused (429, Retry-After) for LAB_THROTTLE_COOLOFF_S after
+# the last failure.
+LAB_SIGNIN_ACCOUNT_LIMIT = env_int("LAB_SIGNIN_ACCOUNT_LIMIT", 10, minimum=1, maximum=10000)
+# An address's limit sits well above an account's: one person mistyping at a shared address
+# (an office's NAT, a test run on loopback) must not lock everyone else out.
+LAB_SIGNIN_ADDRESS_LIMIT = env_int("LAB_SIGNIN_ADDRESS_LIMIT", 50, minimum=1, maximum=100000)
+LAB_API_ADDRESS_LIMIT = env_int("LAB_API_ADDRESS_LIMIT", 30, minimum=1, maximum=100000)
+LAB_THROTTLE_COOLOFF_S = env_float("LAB_THROTTLE_COOLOFF_S", 300.0, minimum=0.0, maximum=86400.0)

@@ -124,3 +124,14 @@ def _fresh_channel_layer() -> Iterator[None]:
 
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle() -> Iterator[None]:
+    """Each test starts with no failed sign-ins or tokens counted (every test client shares
+    one address, 127.0.0.1, and the in-process cache outlives a test)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Any
+from importlib import import_module
+from types import SimpleNamespace
+from typing import Any, cast
 
+from django.conf import settings
+from django.contrib.auth import get_user
 from django.contrib.auth.models import User
+from django.http import HttpRequest
 from django.utils import timezone
 
 from lab.accounts.models import ApiToken, Membership
@@ -34,6 +39,18 @@ def membership(user: Any, tenant_slug: str) -> Membership | None:
 def role_in(user: Any, tenant_slug: str) -> Role | None:
     found = membership(user, tenant_slug)
     return Role(found.role) if found else None
+
+
+def role_now(session_key: str | None, user_id: int, tenant_slug: str) -> Role | None:
+    """The role a socket's user holds now, read afresh: None once the session is signed out
+    (or signed in as someone else), the user deactivated, or the membership gone."""
+    if not session_key:
+        return None
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
+    user = get_user(cast(HttpRequest, SimpleNamespace(session=session)))
+    if not user.is_authenticated or user.pk != user_id:
+        return None
+    return role_in(user, tenant_slug)
 
 
 def token_digest(raw: str) -> str:

@@ -1,6 +1,10 @@
-"""Sign in and out (Django's auth views, the lab's templates) and a user's API tokens page."""
+"""Sign in (throttled) and out (Django's auth views, the lab's templates) and a user's API
+tokens page."""
 
 from __future__ import annotations
+
+import logging
+from typing import Any
 
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -11,12 +15,57 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 from pydantic import BaseModel, Field, ValidationError
 
+from lab.accounts import throttle
 from lab.accounts.access import issue_token, revoke_token
 from lab.accounts.models import ApiToken
 
-login = auth_views.LoginView.as_view(
-    template_name="accounts/login.html", redirect_authenticated_user=True
-)
+log = logging.getLogger("lab.accounts.signin")
+
+
+class ThrottledLogin(auth_views.LoginView):
+    """Django's sign-in, refused (429) while the account or the address is locked out; a
+    correct password is refused then too, or guessing would only need patience."""
+
+    template_name = "accounts/login.html"
+    redirect_authenticated_user = True
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        username = str(request.POST.get("username", ""))[:150]
+        counters = throttle.signin_counters(request, username)
+        wait = throttle.retry_after(counters)
+        if wait is not None:
+            log.warning(
+                "sign-in refused while locked: account=%r address=%s retry_after=%ds",
+                username,
+                throttle.client_address(request),
+                wait,
+            )
+            return self._locked(request, wait)
+        response = super().post(request, *args, **kwargs)
+        if request.user.is_authenticated:
+            throttle.succeeded(counters[0])
+            log.info("sign-in: account=%r address=%s", username, throttle.client_address(request))
+        else:
+            throttle.failed(counters)
+            log.warning(
+                "sign-in failed: account=%r address=%s", username, throttle.client_address(request)
+            )
+        return response
+
+    def _locked(self, request: HttpRequest, wait: int) -> HttpResponse:
+        minutes = max(1, -(-wait // 60))
+        context = self.get_context_data(
+            locked=(
+                "Too many failed sign-ins for this account or from this address: signing in is "
+                f"paused. Try again in {minutes} minute{'s' if minutes != 1 else ''}."
+            )
+        )
+        response = render(request, self.template_name, context, status=429)
+        response["Retry-After"] = str(wait)
+        return response
+
+
+login = ThrottledLogin.as_view()
 logout = auth_views.LogoutView.as_view()
 
 

@@ -21,6 +21,7 @@ _CODES_BY_STATUS = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    429: "too_many_requests",
 }
 
 
@@ -49,10 +50,17 @@ class ApiError(Exception):
     """An error the API answers as a problem; raised anywhere under a view."""
 
     def __init__(
-        self, status: int, code: str, detail: str, *, choices: list[str] | None = None
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        choices: list[str] | None = None,
+        retry_after: int | None = None,
     ) -> None:
         super().__init__(detail)
         self.status, self.code, self.detail, self.choices = status, code, detail, choices
+        self.retry_after = retry_after
 
 
 def problem_response(
@@ -62,6 +70,7 @@ def problem_response(
     *,
     errors: list[FieldError] | None = None,
     choices: list[str] | None = None,
+    retry_after: int | None = None,
 ) -> HttpResponse:
     problem = Problem(
         type=PROBLEM_TYPE + code,
@@ -79,6 +88,8 @@ def problem_response(
     )
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="lab"'
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
     return response
 
 
@@ -102,7 +113,9 @@ def install(api: NinjaAPI) -> None:
 
     @api.exception_handler(ApiError)
     def api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
-        return problem_response(exc.status, exc.code, exc.detail, choices=exc.choices)
+        return problem_response(
+            exc.status, exc.code, exc.detail, choices=exc.choices, retry_after=exc.retry_after
+        )
 
     @api.exception_handler(AuthenticationError)
     def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja.security import HttpBearer
 
+from lab.accounts import throttle
 from lab.accounts.access import user_for_token
 from lab.accounts.models import Agent, Membership
 from lab.accounts.roles import Role
@@ -16,12 +18,35 @@ from lab.api.errors import ApiError
 from lab.audit.models import AuditRecord
 from lab.audit.schema import SLUG
 
+log = logging.getLogger("lab.api.auth")
+
 
 class BearerToken(HttpBearer):
-    """`Authorization: Bearer TOKEN`: the token's user, or None (answered 401 by lab.api.errors)."""
+    """`Authorization: Bearer TOKEN`: the token's user, or None (answered 401 by lab.api.errors).
+
+    An address whose bad tokens passed the limit is refused (429) before any token is looked up.
+    """
 
     def authenticate(self, request: HttpRequest, token: str) -> Any:
-        return user_for_token(token.strip())
+        counters = throttle.api_counters(request)
+        wait = throttle.retry_after(counters)
+        if wait is not None:
+            log.warning(
+                "api token refused while locked: address=%s retry_after=%ds",
+                throttle.client_address(request),
+                wait,
+            )
+            raise ApiError(
+                429,
+                "too_many_requests",
+                f"too many requests with a bad token from this address; retry in {wait} s",
+                retry_after=wait,
+            )
+        user = user_for_token(token.strip())
+        if user is None:
+            throttle.failed(counters)
+            log.warning("api token refused: address=%s", throttle.client_address(request))
+        return user
 
 
 @dataclass(frozen=True)

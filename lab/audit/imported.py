@@ -20,6 +20,7 @@ def grade_transcript(
     turns: Sequence[AgentTurn],
     *,
     constraints: ConstraintList,
+    tenant: str,
     agent: str,
     grader: Grader,
     graded_at: datetime,
@@ -27,6 +28,8 @@ def grade_transcript(
 ) -> list[AuditEntry]:
     """Each agent turn graded against constraints and its grounding audited, in file order.
 
+    The entries belong to tenant, which the caller decides: never the list's own `tenant`, which
+    is whatever the uploaded file says.
     timer returns seconds (time.perf_counter); each entry records how long its turn took.
     """
     list_digest = constraints.digest()
@@ -38,7 +41,7 @@ def grade_transcript(
         elapsed_ms = (timer() - started) * 1000
         entries.append(
             AuditEntry(
-                tenant=constraints.tenant,
+                tenant=tenant,
                 agent=agent,
                 call_id=turn.call_id,
                 turn_id=turn.turn_id,

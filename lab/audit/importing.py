@@ -62,14 +62,22 @@ def agent_slug(text: str | None) -> str:
     return agent
 
 
+def tenant_slug(text: str) -> str:
+    """The tenant records are stored in, as named by the operator (never by a file)."""
+    if not re.fullmatch(SLUG, text):
+        raise ConstraintListError("tenant", f"not a tenant name: {text[:40]!r}")
+    return text
+
+
 def transcript_grade(
-    raw: bytes, *, constraints: ConstraintList, agent: str, max_bytes: int
+    raw: bytes, *, constraints: ConstraintList, tenant: str, agent: str, max_bytes: int
 ) -> list[AuditEntry]:
     """Every agent turn of a JSONL transcript graded now by the deterministic grader."""
     turns = parse_transcript(raw, max_bytes=max_bytes)
     return grade_transcript(
         turns,
         constraints=constraints,
+        tenant=tenant,
         agent=agent,
         grader=DeterministicGrader(),
         graded_at=timezone.now(),

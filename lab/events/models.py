@@ -40,6 +40,11 @@ class Run(models.Model):
         blank=True,
         related_name="runs",
     )
+    # Whose agent the run is for (lab.accounts.agents): its audit rows, cases and alerts land in
+    # this tenant. Empty for a public run of the scenarios: its grades stay on the run's page and
+    # report, and nothing lands in any tenant.
+    tenant = models.CharField(max_length=64, blank=True, default="")
+    agent = models.CharField(max_length=64, blank=True, default="")
     # The driver lease (lab/runs/lease.py): which live session may append, and until when
     # others must wait before taking over. The holder is fenced on every append.
     driver_token = models.CharField(max_length=64, blank=True, default="")

@@ -1,8 +1,9 @@
 """What a flag's card links to, for the tenant's members: the call's transcript from its audit
 rows, and a lab run's stored log and signed evidence report.
 
-These are the tenant's view of its own audit rows, read-only: a run is reachable here only
-through audit rows of the tenant, and its owner-only pages under /runs/<id>/ stay so.
+These are the tenant's view of its own audit rows, read-only: a run is reachable here only when
+it was run for the tenant (Run.tenant) and has audit rows of it, and its owner-only pages under
+/runs/<id>/ stay so.
 """
 
 from __future__ import annotations
@@ -28,8 +29,13 @@ NO_RUN = "This tenant has no audited turn in a run with this id."
 
 
 def tenant_run(tenant: str, run_id: UUID) -> Run:
-    """The run, when the tenant has audit rows of it; Http404 otherwise."""
-    run = Run.objects.filter(pk=run_id, audit_records__tenant=tenant).distinct().first()
+    """The run, when it was the tenant's and has its audit rows; Http404 otherwise (a stranger's
+    run stays the stranger's, whatever rows older labs filed under the tenant)."""
+    run = (
+        Run.objects.filter(pk=run_id, tenant=tenant, audit_records__tenant=tenant)
+        .distinct()
+        .first()
+    )
     if run is None:
         raise Http404(NO_RUN)
     return run

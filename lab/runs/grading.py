@@ -33,11 +33,11 @@ from lab.grading.run_turns import grade_utterance
 from lab.runs.retrieval import tenant_constraints
 
 Record = Callable[[EventPayload], Awaitable[Event]]
-LAB_AGENT = "demo-agent"
 
 
 class TurnAuditor:
-    """Grades each recorded agent utterance against the run's tenant list and stores the audit."""
+    """Grades each recorded agent utterance against the lab's list; the audit row goes to the
+    tenant the run is for (Run.tenant), and a public run stores none."""
 
     def __init__(
         self,
@@ -84,7 +84,8 @@ class TurnAuditor:
         return found if isinstance(found, RetrievalDone) else None
 
     async def after(self, utterance: Event) -> None:
-        """Record the utterance's grade and grounding events, then its audit row."""
+        """Record the utterance's grade and grounding events, then its audit row (if the run
+        belongs to a tenant)."""
         events = self.events()
         started = time.perf_counter()
         graded, grounding = grade_utterance(
@@ -93,12 +94,14 @@ class TurnAuditor:
         latency_ms = (time.perf_counter() - started) * 1000
         await self.record(graded)
         await self.record(grounding)
+        if not self.run.tenant:
+            return
         said = utterance.payload
         assert isinstance(said, AgentUtterance)
         retrieval = self._retrieval(events, said.retrieval_event_id)
         entry = AuditEntry(
-            tenant=self.constraints.tenant,
-            agent=LAB_AGENT,
+            tenant=self.run.tenant,
+            agent=self.run.agent,
             call_id=str(self.run.id),
             run_id=self.run.id,
             turn_id=utterance.id,

@@ -17,6 +17,7 @@ from functools import cache
 
 from django.db.models import Q, QuerySet
 
+from lab.accounts.revocation import REVOKED, tell
 from lab.events.models import Run
 
 OWNER_SESSION_KEY = "lab.owner"
@@ -93,8 +94,17 @@ def owner_user_set(*, run: Run, user_id: int) -> None:
     run.owner_user_id = user_id
 
 
+def share_group(share_hash: str) -> str:
+    """The channel-layer group of the sockets watching through one share link."""
+    return f"access.share.{share_hash[:40]}"
+
+
 def share_link_create(*, run: Run) -> str:
-    """A new read-only capability token for the run; it replaces (revokes) any earlier one."""
+    """A new read-only capability token for the run; it replaces (revokes) any earlier one,
+    and the sockets watching through the old link close."""
     token = secrets.token_urlsafe(32)
+    old = Run.objects.filter(pk=run.pk).values_list("share_hash", flat=True).first()
     Run.objects.filter(pk=run.pk).update(share_hash=token_digest(token))
+    if old:
+        tell(share_group(old), REVOKED)
     return token

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lab.accounts.agents import AgentRef
 from lab.agents.registry import AgentSpec
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
@@ -17,10 +18,14 @@ def run_start(
     owner_token: str | None = None,
     ungrounded: bool = False,
     agent: AgentSpec | None = None,
+    tenant_agent: AgentRef | None = None,
 ) -> Run:
     """Create a run of a known scenario owned by owner_token (default: this process's headless
-    owner, for runs it plays itself); raises UnknownScenario for any other id. agent names an
-    agent under test the lab did not write (None or scripted: the lab's own agent)."""
+    owner, for runs it plays itself); raises UnknownScenario for any other id.
+
+    agent names an agent under test the lab did not write (None or scripted: the lab's own).
+    tenant_agent, already checked (lab.accounts.agents), is whose run it is: its audit rows go
+    to that tenant. Without one the run is public and writes into no tenant."""
     contract = contract_get(scenario_id)
     return Run.objects.create(
         scenario_id=contract.id,
@@ -33,4 +38,6 @@ def run_start(
         agent_endpoint="" if agent is None or agent.scripted else agent.endpoint,
         agent_model="" if agent is None or agent.scripted else agent.model,
         owner_hash=token_digest(owner_token or headless_owner_token()),
+        tenant=tenant_agent.tenant if tenant_agent else "",
+        agent=tenant_agent.slug if tenant_agent else "",
     )

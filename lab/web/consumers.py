@@ -13,10 +13,11 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
+from lab.accounts.revocation import session_group
 from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Event
-from lab.runs.ownership import RunAccess
+from lab.runs.ownership import OWNER_SESSION_KEY, RunAccess, share_group
 from lab.runs.session import RunClosed
 from lab.runs.voice import AudioRejected
 from lab.scenarios.catalog import UnknownScenario, contract_get
@@ -40,8 +41,12 @@ from lab.web.messages import (
     parse_client_message,
 )
 from lab.web.panel import notice_fragment
+from lab.web.signout import owner_group
 
-CLOSE_POLICY = 1008  # too much rejected input, audio or text (lab/web/limits.py)
+# Too much rejected input, audio or text (lab/web/limits.py). RFC 6455's 1008 says the same,
+# but daphne (autobahn) sends only 1000 and 3000-4999: it refused 1008 and the client saw 1011.
+CLOSE_POLICY = 4008
+CLOSE_REVOKED = 4403  # the owner's session signed out, or the share link was replaced
 CLOSE_NOT_FOUND = 4404  # no such run, or not this viewer's
 CLOSE_ENDED = 4410
 CLOSE_TOO_FAST = 4429  # audio faster than real time
@@ -69,6 +74,8 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.seen = 0
         # Once the server closes the socket, frames still in flight are ignored.
         self.closing = False
+        # The groups of what the owner's right rests on (its session, its owner token).
+        self.rights: list[str] = []
 
     # -- connecting -------------------------------------------------------------------------
 
@@ -85,6 +92,11 @@ class RunConsumer(AsyncWebsocketConsumer):
             return
         self.access = access
         self.run_id = str(access.run.id)
+        if access.may_drive:
+            await self._follow_rights()
+        elif access.run.share_hash:
+            self.rights.append(share_group(access.run.share_hash))
+            await self.channel_layer.group_add(self.rights[-1], self.channel_name)
         # Join before reading the log: nothing stored after the read can be missed.
         await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
         if access.run.status == Run.Status.ENDED:
@@ -95,6 +107,30 @@ class RunConsumer(AsyncWebsocketConsumer):
         if access.may_drive and await self._take_over(access):
             return
         await self._watch(access)
+
+    async def _follow_rights(self) -> None:
+        """Hear when the session this owner's socket came with signs out (it then closes)."""
+        session = self.scope.get("session")
+        if session is None:
+            return
+        if session.session_key:
+            self.rights.append(session_group(session.session_key))
+        token = await database_sync_to_async(session.get)(OWNER_SESSION_KEY)
+        if token:
+            self.rights.append(owner_group(token))
+        for group in self.rights:
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    async def access_revoked(self, message: dict[str, Any]) -> None:
+        """The owner signed out, or the share link was replaced: this window stops."""
+        if self.closing:
+            return
+        why = (
+            "You signed out: this window no longer follows the run."
+            if self.access is not None and self.access.may_drive
+            else "This share link was replaced: ask the run's owner for the new one."
+        )
+        await self._close_with(why, CLOSE_REVOKED)
 
     async def _take_over(self, access: RunAccess) -> bool:
         """Drive the run from this socket if no other does; False leaves it watching."""
@@ -134,6 +170,8 @@ class RunConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         for task in self.tasks:
             task.cancel()
+        for group in self.rights:
+            await self.channel_layer.group_discard(group, self.channel_name)
         if self.access is not None:
             await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)
         if self.live is not None:

@@ -12,8 +12,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from lab.accounts.agents import AgentRefused, agent_for_member, agents_runnable
 from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
@@ -37,18 +38,31 @@ class RunForm(BaseModel):
     mode: Mode = Mode.GUARDED
     channel: Channel = Channel.TYPED
     ungrounded: bool = False
+    # tenant/agent the run is for; empty for a public run that writes into no tenant.
+    agent: str = Field(default="", max_length=140)
 
 
 @require_safe
 def index(request: HttpRequest) -> HttpResponse:
     recent = runs_owned(owner_token_of(request), user_id_for(request))[:10]
-    return render(request, "web/index.html", {"contracts": _picker_contracts(), "recent": recent})
+    return render(request, "web/index.html", _index_context(request, recent=recent))
+
+
+def _index_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
+    return {
+        "contracts": _picker_contracts(),
+        "agents": agents_runnable(request.user),
+        "recent": [],
+        **extra,
+    }
 
 
 @require_POST
 def run_create(request: HttpRequest) -> HttpResponse:
     fields = {
-        key: request.POST[key] for key in ("scenario", "mode", "channel") if key in request.POST
+        key: request.POST[key]
+        for key in ("scenario", "mode", "channel", "agent")
+        if key in request.POST
     }
     if request.POST.get("unguarded") == "on":
         fields["mode"] = Mode.UNGUARDED.value
@@ -61,12 +75,17 @@ def run_create(request: HttpRequest) -> HttpResponse:
         return _bad_request(request, f"The run could not start: {problems}.")
     except UnknownScenario as error:
         return _bad_request(request, str(error).capitalize() + ".")
+    try:
+        tenant_agent = agent_for_member(request.user, form.agent) if form.agent.strip() else None
+    except AgentRefused as refused:
+        return _bad_request(request, f"The run could not start: {refused}", status=refused.status)
     run = run_start(
         scenario_id=form.scenario,
         mode=form.mode,
         channel=form.channel,
         owner_token=owner_token_ensure(request),
         ungrounded=form.ungrounded,
+        tenant_agent=tenant_agent,
     )
     user_id = user_id_for(request)
     if user_id is not None:
@@ -79,13 +98,8 @@ def _picker_contracts() -> list[Contract]:
     return [free_contract(), *all_contracts().values()]
 
 
-def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return render(
-        request,
-        "web/index.html",
-        {"contracts": _picker_contracts(), "recent": [], "error": message},
-        status=400,
-    )
+def _bad_request(request: HttpRequest, message: str, *, status: int = 400) -> HttpResponse:
+    return render(request, "web/index.html", _index_context(request, error=message), status=status)
 
 
 def _page_context(request: HttpRequest, access: RunAccess) -> dict[str, Any]:

@@ -12,8 +12,6 @@ from django.core.management import CommandError, call_command
 
 from lab.accounts.access import role_in, user_for_token
 from lab.accounts.models import Agent, ApiToken, Membership, Tenant
-from lab.accounts.services import DEMO_AGENT
-from lab.runs.grading import LAB_AGENT
 
 pytestmark = pytest.mark.django_db
 
@@ -145,7 +143,3 @@ def test_seeddemo_is_idempotent_and_each_password_replaces_the_last():
     assert role_in(demo, "demo") == "owner"
     assert list(Agent.objects.values_list("tenant__slug", "slug")) == [("demo", "demo-agent")]
     assert (Tenant.objects.count(), Membership.objects.count(), User.objects.count()) == (1, 1, 1)
-
-
-def test_the_labs_runs_are_graded_as_the_demo_agent():
-    assert LAB_AGENT == DEMO_AGENT

@@ -27,6 +27,7 @@ def graded_entries() -> list[AuditEntry]:
     return grade_transcript(
         turns,
         constraints=load_tenant("demo"),
+        tenant="demo",
         agent="demo-agent",
         grader=DeterministicGrader(),
         graded_at=datetime(2026, 5, 4, 9, 30, tzinfo=UTC),

@@ -35,6 +35,7 @@ def graded() -> tuple[AuditEntry, ...]:
         grade_transcript(
             turns,
             constraints=load_tenant("demo"),
+            tenant="demo",
             agent="front-desk",
             grader=DeterministicGrader(),
             graded_at=datetime(2026, 1, 1, tzinfo=UTC),

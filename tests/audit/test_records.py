@@ -38,6 +38,7 @@ def entries(agent: str = "demo-agent") -> list[AuditEntry]:
     return grade_transcript(
         turns,
         constraints=FACTS,
+        tenant="demo",
         agent=agent,
         grader=DeterministicGrader(),
         graded_at=AT,

@@ -29,6 +29,7 @@ def graded(lines: list[dict], *, agent: str = "demo-agent") -> list[AuditEntry]:
     return grade_transcript(
         turns,
         constraints=FACTS,
+        tenant="demo",
         agent=agent,
         grader=DeterministicGrader(),
         graded_at=AT,

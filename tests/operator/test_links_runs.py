@@ -1,5 +1,6 @@
 """A lab run's pages for the tenant's members: the stored log drawn read-only and the signed
-report, reachable only through the tenant's audit rows; /runs/<id>/ stays its owner's."""
+report, reachable only for a run of the tenant with its audit rows; /runs/<id>/ stays its
+owner's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.test import Client
 
+from lab.accounts.agents import AgentRef
 from lab.accounts.roles import Role
 from lab.alerts.models import OutboxMessage
 from lab.alerts.outbox import endpoint_create
@@ -28,14 +30,16 @@ def snapshot(run: Run, tenant: str = "demo") -> str:
     return f"/t/{tenant}/runs/{run.id}/"
 
 
-def started() -> Run:
-    return run_start(scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED)
+def started(agent: AgentRef | None = None) -> Run:
+    return run_start(
+        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED, tenant_agent=agent
+    )
 
 
 @pytest.mark.django_db
 def test_a_run_without_audit_rows_of_the_tenant_has_no_tenant_pages(client, members, outsider):
-    bare = started()
-    theirs = started()
+    bare = started(AgentRef("acme", "bot"))
+    theirs = started(AgentRef("acme", "bot"))
     entry = graded(one_call("c"))[1].model_copy(
         update={"tenant": "acme", "run_id": theirs.id, "channel": AuditChannel.TYPED}
     )
@@ -66,6 +70,7 @@ def test_members_read_a_played_runs_log_and_report_and_follow_the_webhook(
         mode=Mode.GUARDED,
         channel=Channel.TYPED,
         ungrounded=True,
+        tenant_agent=AgentRef("demo", "demo-agent"),
     )
     asyncio.run(play_headless(run))
     flagged = list(AuditRecord.objects.filter(run=run, flagged=True).select_related("case"))

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
+from lab.accounts.agents import AgentRef
 from lab.accounts.models import Tenant
 from lab.accounts.roles import Role
 from lab.asgi import application
@@ -150,6 +151,7 @@ async def test_an_ungrounded_run_lands_its_flagged_turns_in_the_queue_live(peopl
             mode=Mode.GUARDED,
             channel=Channel.TYPED,
             ungrounded=True,
+            tenant_agent=AgentRef("demo", "demo-agent"),
         )
         await play_headless(run)
         flagged = await database_sync_to_async(

@@ -67,7 +67,9 @@ def test_a_flag_reaches_two_queues_live_and_each_action_shows_on_both(
     other = page.context.browser.new_context().new_page()
     sign_in(other, lab_server, second)
     call = f"browser-{suffix}"
+    # Signed in as the operator: only a member who may act stores a graded call in the tenant.
     upload = page.context.browser.new_context().new_page()
+    sign_in(upload, lab_server, first)
     upload.goto(f"{lab_server}/grade/")
     upload.set_input_files(
         "#transcript-file",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 
+from lab.accounts.agents import AgentRef
 from lab.audit.models import AuditRecord
 from lab.events.types import AgentUtterance, Channel, Mode, RetrievalDone, TurnGraded, TurnGrounding
 from lab.runs.services import run_start
@@ -17,7 +18,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 async def free_call(*lines: str) -> RunSession:
     run = await database_sync_to_async(run_start)(
-        scenario_id="free", mode=Mode.GUARDED, channel=Channel.TYPED
+        scenario_id="free",
+        mode=Mode.GUARDED,
+        channel=Channel.TYPED,
+        tenant_agent=AgentRef("demo", "demo-agent"),
     )
     session = RunSession(run=run, contract=contract_get("free"))
     await session.start()

@@ -1,4 +1,5 @@
-"""The upload page: grade a transcript from outside, see each turn, bad input gets a clear 400."""
+"""The upload page: grade a transcript from outside, see each turn, bad input gets a clear 400;
+only a signed-in operator (or above) of a tenant stores records in it, never a file's tenant."""
 
 from __future__ import annotations
 
@@ -7,14 +8,41 @@ import random
 import re
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from lab.accounts.models import Membership, Tenant
+from lab.alerts.models import OutboxMessage
+from lab.alerts.outbox import endpoint_create
 from lab.audit.models import AuditRecord
+from lab.operator.models import FlagCase
 from lab.web.grade_views import MAX_TRANSCRIPT_BYTES
-from tests.audit.calls import SEED_LIST, demo_calls, jsonl, seed_call
+from tests.audit.calls import ROOT, SEED_LIST, demo_calls, jsonl, seed_call
 
 pytestmark = pytest.mark.django_db
+
+
+def member_of(tenant: str, role: str, username: str) -> Client:
+    found, _ = Tenant.objects.get_or_create(slug=tenant)
+    user = User.objects.create(username=username)
+    Membership.objects.create(user=user, tenant=found, role=role)
+    signed_in = Client()
+    signed_in.force_login(user)
+    return signed_in
+
+
+@pytest.fixture
+def client(db) -> Client:
+    """Demo's operator: the one who may store graded calls in demo."""
+    return member_of("demo", "operator", "demo-operator")
+
+
+def nothing_landed() -> bool:
+    """No audit row, no case and no alert, in any tenant."""
+    return not (
+        AuditRecord.objects.exists() or FlagCase.objects.exists() or OutboxMessage.objects.exists()
+    )
 
 
 def upload(data: bytes, name: str = "calls.jsonl") -> SimpleUploadedFile:
@@ -60,13 +88,69 @@ def test_an_upload_shows_each_turns_grade_grounding_claim_and_cited_chunks(clien
     assert AuditRecord.objects.filter(channel="imported").count() == len(expected)
 
 
-def test_an_uploaded_constraint_list_in_the_seeds_shape_is_used(client):
+def test_an_uploaded_constraint_list_in_the_seeds_shape_is_graded_and_nothing_stored(client):
     lines, expected = seed_call()
     listing = upload(json.dumps(SEED_LIST).encode(), "list.json")
     response = post(client, jsonl(lines), source="upload", constraints=listing)
     assert response.status_code == 200
     assert turns_shown(response.content.decode()) == [(e.verdict, e.grounding) for e in expected]
-    assert set(AuditRecord.objects.values_list("tenant", flat=True)) == {"external"}
+    assert 'id="grade-not-stored"' in response.content.decode()
+    assert nothing_landed()
+
+
+def demo_list_naming(tenant: str) -> SimpleUploadedFile:
+    fixture = json.loads((ROOT / "fixtures" / "tenant-demo.v1.json").read_text())
+    return upload(json.dumps({**fixture, "tenant": tenant}).encode(), "list.json")
+
+
+@pytest.mark.parametrize("who", ["anonymous", "acme-operator", "demo-viewer", "demo-operator"])
+def test_a_list_that_names_a_tenant_writes_nothing_into_it_whoever_uploads_it(db, who):
+    endpoint_create(tenant="demo", url="http://127.0.0.1:9/hook")
+    if who == "anonymous":
+        uploader = Client()
+    else:
+        tenant, role = who.split("-")
+        uploader = member_of(tenant, role, who)
+    lines, expected = demo_calls()
+    response = post(uploader, jsonl(lines), source="upload", constraints=demo_list_naming("demo"))
+    assert response.status_code == 200
+    # Still graded and shown: the flags are there, on the page only.
+    assert turns_shown(response.content.decode()) == [(e.verdict, e.grounding) for e in expected]
+    assert nothing_landed()
+
+
+@pytest.mark.parametrize(
+    ("who", "status"),
+    [("anonymous", 403), ("acme-owner", 404), ("demo-viewer", 403)],
+)
+def test_grading_against_a_tenants_list_takes_one_of_its_operators(db, who, status):
+    endpoint_create(tenant="demo", url="http://127.0.0.1:9/hook")
+    if who == "anonymous":
+        uploader = Client()
+    else:
+        tenant, role = who.split("-")
+        uploader = member_of(tenant, role, who)
+    response = post(uploader, jsonl(demo_calls()[0]), source="tenant", tenant="demo")
+    assert response.status_code == status
+    assert "Nothing was stored" in response.content.decode()
+    assert nothing_landed()
+
+
+@pytest.mark.parametrize("role", ["operator", "admin", "owner"])
+def test_an_operator_or_above_stores_into_their_tenant_with_its_queue_and_alerts(db, role):
+    endpoint_create(tenant="demo", url="http://127.0.0.1:9/hook")
+    response = post(member_of("demo", role, f"demo-{role}"), jsonl(demo_calls()[0]))
+    assert response.status_code == 200
+    stored = set(AuditRecord.objects.values_list("tenant", flat=True))
+    assert stored == {"demo"}
+    assert FlagCase.objects.filter(tenant="demo").exists() and OutboxMessage.objects.exists()
+
+
+def test_the_form_offers_only_the_tenants_one_may_store_into(db):
+    assert '<option value="demo"' not in Client().get("/grade/").content.decode()
+    assert 'id="grade-sign-in"' in Client().get("/grade/").content.decode()
+    viewer = member_of("demo", "viewer", "viewer")
+    assert '<option value="demo"' not in viewer.get("/grade/").content.decode()
 
 
 def test_uploading_the_same_file_again_stores_nothing_new(client):
@@ -98,7 +182,6 @@ def test_uploading_the_same_file_again_stores_nothing_new(client):
         ),
         (b"", {}, "no agent turns"),
         (b"x" * (MAX_TRANSCRIPT_BYTES + 1), {}, "over the limit of 2,097,152 bytes"),
-        (jsonl(demo_calls()[0]), {"tenant": "nobody"}, "no constraint list for tenant"),
         (jsonl(demo_calls()[0]), {"version": "demo_v9"}, "has no version 9"),
         (jsonl(demo_calls()[0]), {"agent": "Not A Slug"}, "not an agent slug"),
         (jsonl(demo_calls()[0]), {"source": "upload"}, "No constraint list was uploaded"),
@@ -113,6 +196,12 @@ def test_bad_uploads_are_a_400_that_says_what_is_wrong_and_store_nothing(
     assert words in response.content.decode().replace("&#x27;", "'")
     assert "Nothing was stored" in response.content.decode()
     assert AuditRecord.objects.count() == 0
+
+
+def test_a_tenant_without_a_list_is_a_400(db):
+    response = post(member_of("nobody", "owner", "nobody-owner"), b"x", tenant="nobody")
+    assert response.status_code == 400
+    assert "no constraint list for tenant" in response.content.decode().replace("&#x27;", "'")
 
 
 def test_a_bad_constraint_list_upload_is_a_400_with_the_path(client):

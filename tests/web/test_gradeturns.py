@@ -56,13 +56,28 @@ def test_honest_calls_exit_0(tmp_path):
     assert all(line.split()[1] == "supported" for line in out[:-1])
 
 
-def test_the_seeds_list_shape_is_accepted_as_constraints(tmp_path):
+def test_the_seeds_list_shape_is_accepted_as_constraints_and_stored_only_where_named(tmp_path):
     lines, expected = seed_call()
     listing = write(tmp_path, "list.json", json.dumps(SEED_LIST).encode())
-    code, out, _ = gradeturns(write(tmp_path, "seed.jsonl", jsonl(lines)), "--constraints", listing)
+    transcript = write(tmp_path, "seed.jsonl", jsonl(lines))
+    code, out, _ = gradeturns(transcript, "--constraints", listing)
     assert code == 1
     assert out[:-1] == [f"{e.turn_id} {e.verdict} {e.grounding}" for e in expected]
-    assert AuditRecord.objects.get(turn_id="seed-t2").tenant == "external"
+    assert "nothing stored" in out[-1]
+    # The list says tenant "external": without --tenant nothing lands there, or anywhere.
+    assert not AuditRecord.objects.exists()
+    code, out, _ = gradeturns(transcript, "--constraints", listing, "--tenant", "shop")
+    assert code == 1 and out[-1].endswith(f"{len(expected)} new audit records")
+    assert set(AuditRecord.objects.values_list("tenant", flat=True)) == {"shop"}
+
+
+def test_a_list_naming_another_tenant_never_stores_into_it(tmp_path):
+    fixture = json.loads((ROOT / "fixtures" / "tenant-demo.v1.json").read_text())
+    listing = write(tmp_path, "l.json", json.dumps({**fixture, "tenant": "victim"}).encode())
+    transcript = write(tmp_path, "calls.jsonl", jsonl(demo_calls()[0]))
+    gradeturns(transcript, "--constraints", listing)
+    gradeturns(transcript, "--constraints", listing, "--tenant", "mine")
+    assert set(AuditRecord.objects.values_list("tenant", flat=True)) == {"mine"}
 
 
 def test_the_labs_versioned_format_is_accepted_as_constraints_and_versions_are_named(tmp_path):
@@ -131,6 +146,9 @@ def test_bad_transcripts_exit_2_with_the_line_and_store_nothing(tmp_path, data, 
         (["--tenant", "../etc"], "not a tenant name"),
         (["--tenant", "demo", "--agent", "Shop Bot"], "not an agent slug"),
         (["--constraints", "/nonexistent/list.json"], "cannot read the constraint list"),
+        ([], "name the facts"),
+        (["--constraints", "x.json", "--version", "1"], "--version needs --tenant"),
+        (["--constraints", "x.json", "--out", "o"], "--out writes the stored records"),
     ],
 )
 def test_bad_facts_exit_2_with_what_is_wrong(tmp_path, args, words):

@@ -2,6 +2,10 @@
 
 Exit 0 when no turn is unsupported, 1 when any is, 2 on bad input (with the line and the reason),
 3 when the records cannot be stored (the lab's database is not set up).
+
+A local operator's tool: the records are stored in the tenant `--tenant` names, and only there;
+a list given with `--constraints` alone is graded and printed, and nothing is stored (the list's
+own `tenant` is whatever the file says).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from lab.audit.importing import (
     agent_slug,
     constraints_for_tenant,
     constraints_upload,
+    tenant_slug,
     transcript_grade,
 )
 from lab.audit.models import AuditRecord
@@ -36,20 +41,26 @@ def verdict_line(entry: AuditEntry) -> str:
     return f"{entry.turn_id} {entry.grade.verdict.value} {entry.grounding.verdict.value}"
 
 
-def summary_line(counts: Tally, constraints: ConstraintList, *, created: int) -> str:
+def summary_line(counts: Tally, constraints: ConstraintList, *, created: int | None) -> str:
     verdicts = ", ".join(f"{n} {v.value}" for v, n in counts.verdicts.items())
     grounding = ", ".join(f"{n} {g.value}" for g, n in counts.grounding.items())
+    stored = (
+        f"{created} new audit records"
+        if created is not None
+        else "nothing stored (name --tenant to store the records in that tenant)"
+    )
     return (
         f"{counts.turns} agent turns in {counts.calls} calls graded against "
         f"{constraints.version} (sha256 {constraints.digest()[:12]}): {verdicts}; "
-        f"grounding {grounding}; {created} new audit records"
+        f"grounding {grounding}; {stored}"
     )
 
 
 class Command(BaseCommand):
     help = (
         "Grade every agent turn of a JSONL transcript against a constraint list; prints "
-        "TURN_ID VERDICT GROUNDING per turn and a summary, and stores the audit records. "
+        "TURN_ID VERDICT GROUNDING per turn and a summary, and stores the audit records in the "
+        "tenant --tenant names (nothing is stored without it). "
         "Exits 1 when any turn is unsupported, 2 on bad input."
     )
 
@@ -59,14 +70,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path, metavar="FILE.jsonl")
-        facts = parser.add_mutually_exclusive_group(required=True)
-        facts.add_argument(
+        parser.add_argument(
             "--constraints",
             type=Path,
             metavar="LIST.json",
-            help="a constraint list: the seed's shape (price_list, hours, ...) or the lab's",
+            help="a constraint list: the seed's shape (price_list, hours, ...) or the lab's "
+            "(default: the --tenant's list in fixtures/)",
         )
-        facts.add_argument("--tenant", help="a tenant whose list is in fixtures/")
+        parser.add_argument(
+            "--tenant", help="the tenant the records are stored in (and whose list is used)"
+        )
         parser.add_argument(
             "--version", dest="list_version", help="the tenant's list version (default: newest)"
         )
@@ -75,8 +88,18 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
-        if options["list_version"] and not options["tenant"]:
-            self._refuse("--version needs --tenant")
+        tenant: str | None = options["tenant"]
+        if not tenant and not options["constraints"]:
+            self._refuse("name the facts: --tenant T (its list, stored there) or --constraints")
+        if options["list_version"] and (not tenant or options["constraints"]):
+            self._refuse("--version needs --tenant, and picks its list instead of --constraints")
+        if options["out"] and not tenant:
+            self._refuse("--out writes the stored records: it needs --tenant")
+        if tenant:
+            try:
+                tenant = tenant_slug(tenant)
+            except ConstraintListError as error:
+                self._refuse(f"--tenant: {error}")
         try:
             agent = agent_slug(options["agent"])
         except BadAgent as error:
@@ -85,19 +108,27 @@ class Command(BaseCommand):
         raw = self._read(path, MAX_TRANSCRIPT_BYTES, "transcript")
         try:
             entries = transcript_grade(
-                raw, constraints=constraints, agent=agent, max_bytes=MAX_TRANSCRIPT_BYTES
+                raw,
+                constraints=constraints,
+                # Unstored entries still name a tenant; they never reach the database.
+                tenant=tenant or constraints.tenant,
+                agent=agent,
+                max_bytes=MAX_TRANSCRIPT_BYTES,
             )
         except TranscriptError as error:
             self._refuse(f"{path}: {error}")
-        try:
-            require_migrated()
-        except CommandError as error:
-            self._refuse(str(error), code=NOT_STORED)
-        stored = audit_records_store(entries)
+        created = None
+        if tenant:
+            try:
+                require_migrated()
+            except CommandError as error:
+                self._refuse(str(error), code=NOT_STORED)
+            stored = audit_records_store(entries)
+            created = stored.created
         for entry in entries:
             self.stdout.write(verdict_line(entry))
         counts = tally(entries)
-        self.stdout.write(summary_line(counts, constraints, created=stored.created))
+        self.stdout.write(summary_line(counts, constraints, created=created))
         if options["out"]:
             self._write_out(options["out"], path, stored.records)
         if counts.any_unsupported:

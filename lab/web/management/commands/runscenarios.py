@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pydantic import ValidationError
 
+from lab.accounts.agents import AgentRef, AgentRefused, agent_named
 from lab.agents.registry import (
     API_KEY_ENV,
     AgentSpec,
@@ -105,6 +106,18 @@ def free_lines(path: Path) -> list[str]:
     return lines
 
 
+def _attribution(tenant: str | None, slug: str | None) -> AgentRef | None:
+    """The agent --tenant and --agent-slug name together, checked; None when neither is given."""
+    if not tenant and not slug:
+        return None
+    if not tenant or not slug:
+        raise CommandError("--tenant and --agent-slug go together: name the tenant and its agent")
+    try:
+        return agent_named(tenant, slug)
+    except AgentRefused as refused:
+        raise CommandError(str(refused)) from None
+
+
 class Command(BaseCommand):
     help = "Play each scenario's scripted caller headless and print one verdict line per scenario."
 
@@ -148,6 +161,14 @@ class Command(BaseCommand):
             help="judge the agent on its own: the gate only observes (an unguarded run)",
         )
         parser.add_argument(
+            "--tenant",
+            help="the tenant the runs are for: their audit rows, cases and alerts land there "
+            "(with --agent-slug; without both, nothing lands in any tenant)",
+        )
+        parser.add_argument(
+            "--agent-slug", help="the tenant's registered agent the runs are attributed to"
+        )
+        parser.add_argument(
             "--time-scale",
             type=float,
             help="compress the conversation clock (1.0 = real time); typed channel only",
@@ -155,6 +176,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         require_migrated()
+        tenant_agent = _attribution(options["tenant"], options["agent_slug"])
         lines = free_lines(options["free"]) if options["free"] else None
         if lines is not None and (options["scenarios"] or options["channel"] != "typed"):
             raise CommandError("--free runs the free call alone, on the typed channel")
@@ -180,6 +202,7 @@ class Command(BaseCommand):
             channel=Channel(options["channel"]),
             ungrounded=options["ungrounded"],
             agent=agent,
+            tenant_agent=tenant_agent,
         )
         if trials is None:
             verdicts = [self._once(contract, start, lines, out) for contract in contracts]
@@ -201,6 +224,7 @@ class Command(BaseCommand):
             channel=start.channel,
             ungrounded=start.ungrounded,
             agent=start.agent,
+            tenant_agent=start.tenant_agent,
         )
         asyncio.run(play_free(run, lines) if lines else play_headless(run))
         return run
@@ -253,6 +277,7 @@ class RunStart:
     channel: Channel
     ungrounded: bool
     agent: AgentSpec
+    tenant_agent: AgentRef | None
 
 
 def _agent(options: dict[str, Any]) -> AgentSpec:
