@@ -62,6 +62,8 @@ SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000}
 
 _DOLLAR_WORDS = frozenset({"dollar", "dollars", "buck", "bucks", "usd"})
 _CENT_WORDS = frozenset({"cent", "cents"})
+# A number after "twelve dollars" that counts something is no cents ("twelve dollars 5 times").
+_COUNTING_WORDS = frozenset({"times", "items", "each", "percent", "minutes", "hours", "days"})
 _NUMBER_WORDS = frozenset({*UNITS, *TEENS, *TENS, *SCALES, "zero", "and", "a"})
 
 _TOKEN = re.compile(
@@ -235,13 +237,74 @@ def read_amount(spoken: Spoken, first: int, stop: int | None = None) -> Reading[
     index += named
     if not (dollar_sign or named):
         return None
-    # "... and fifty cents" after the dollars.
+    # "... and fifty cents" after the dollars, or "twelve dollars fifty": the cents said bare.
     tail = index + (index < stop and tokens[index].text == "and")
     change = read_number(spoken, tail, stop)
     if change and change.value < 100 and _is_at(tokens, change.end, stop, _CENT_WORDS):
         cents += change.value
         index = change.end + 1
+    elif named and change and _bare_cents(spoken, index, change, stop):
+        cents += change.value
+        index = change.end
     return spoken.reading(cents, first, index)
+
+
+def read_dollars_and_cents(
+    spoken: Spoken, first: int, stop: int | None = None
+) -> Reading[tuple[int, ...]] | None:
+    """A price said as two numbers, no currency word: "twelve fifty", "one forty-nine".
+
+    The value is every amount in cents the words can mean, most likely first: from ten dollars
+    up the head is dollars and the tail cents ("twelve fifty" is $12.50); "one forty-nine" may
+    be $1.49 or $149, and "twelve fifty dollars" $12.50 or $1,250, so they have two. The
+    context decides whether it is money at all.
+    """
+    tokens = spoken.tokens
+    stop = len(tokens) if stop is None else stop
+    if first >= stop or not _is_number_word(tokens[first].text):
+        return None
+    if first and not tokens[first - 1].pause_after and _is_digitish(tokens[first - 1].text):
+        # "four five one two twelve": the middle of a longer run of numbers is no price.
+        return None
+    head = read_number(spoken, first, first + 1 + (_is_tens_unit(tokens, first, stop)))
+    if head is None or tokens[head.end - 1].pause_after or head.end >= stop:
+        return None
+    if not _is_number_word(tokens[head.end].text) or tokens[head.end].text in UNITS:
+        return None
+    tail = read_number(spoken, head.end, min(stop, head.end + 2))
+    if tail is None or not 10 <= tail.value < 100 or not 1 <= head.value < 100:
+        return None
+    follows = tokens[tail.end].text if tail.end < stop else None
+    if follows in _CENT_WORDS or follows in SCALES:
+        return None
+    cents, dollars = head.value * 100 + tail.value, (head.value * 100 + tail.value) * 100
+    if follows in _DOLLAR_WORDS:
+        # "twelve fifty dollars": $12.50 or $1,250, and nothing says which.
+        return spoken.reading((cents, dollars), first, tail.end + 1)
+    return spoken.reading((cents,) if head.value >= 10 else (cents, dollars), first, tail.end)
+
+
+def _bare_cents(spoken: Spoken, index: int, change: Reading[int], stop: int) -> bool:
+    """Whether the number after "twelve dollars" is its cents: under 100, said in one breath."""
+    tokens = spoken.tokens
+    if not 1 <= change.value < 100 or tokens[index - 1].pause_after:
+        return False
+    follows = tokens[change.end].text if change.end < stop else None
+    return follows not in _DOLLAR_WORDS and follows not in _COUNTING_WORDS
+
+
+def _is_number_word(text: str) -> bool:
+    return text in UNITS or text in TEENS or text in TENS
+
+
+def _is_tens_unit(tokens: Sequence[Token], index: int, stop: int) -> bool:
+    """ "forty nine" written apart: the tens word and its unit, one number."""
+    return (
+        tokens[index].text in TENS
+        and index + 1 < stop
+        and tokens[index + 1].text in UNITS
+        and not tokens[index].pause_after
+    )
 
 
 def read_digit_string(spoken: Spoken, first: int, stop: int | None = None) -> Reading[str] | None:
