@@ -16,6 +16,7 @@ from lab.agent.replies import classify_reply, explicit_cues
 from lab.agent.scope import (
     UNSUPPORTED,
     classify_business_question,
+    classify_follow_up,
     classify_identity,
     classify_question,
     classify_scope,
@@ -71,12 +72,15 @@ _BOOK = re.compile(
 
 @dataclass(frozen=True)
 class Context:
-    """What the agent knows when a turn arrives: the call's action, what it asked, its week."""
+    """What the agent knows when a turn arrives: the call's action, what it asked, its week,
+    and whether the caller's last turn asked about the business."""
 
     action: Action | None = None
     expecting: tuple[str, ...] = ()
     proposal_action: Action | None = None
     week: Week | None = None
+    # The turn before was a question about the business, so "And on Saturday?" continues it.
+    after_question: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,8 @@ def understand(text: str, context: Context | None = None) -> Understanding:
     not_confirm = Confirmation.NOT_CONFIRM
     if identity := classify_identity(phrases):
         return Understanding(identity.kind, None, {}, {}, not_confirm, "identity", identity.cue)
-    if business := classify_business_question(phrases):
+    follow_up = classify_follow_up(phrases, after_question=context.after_question)
+    if business := classify_business_question(phrases) or follow_up:
         # "Are you open on Sunday?" asks about the business, not for a Sunday slot.
         return Understanding(
             business.kind, None, {}, {}, not_confirm, "business_fact", business.cue
