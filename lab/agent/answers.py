@@ -62,8 +62,10 @@ def retrieval_query(question: str, previous: str) -> str:
     """What to search for: a follow-up carries the question before it ("And on Saturday?"
     after the opening hours), and a general price question asks for the price list."""
     phrases = Phrases.of(tokenize(question))
-    query = f"{previous} {question}" if previous and follows_up(phrases) else question
-    return f"{query} price list" if is_general_price_question(phrases) else query
+    if is_general_price_question(phrases):
+        # Its other words are all filler ("can you tell me"), and filler finds other chunks.
+        return "prices price list"
+    return f"{previous} {question}" if previous and follows_up(phrases) else question
 
 
 def retrieve(step: Retrieve, retriever: Bm25Retriever, k: int = WINDOW) -> RetrievalDone:

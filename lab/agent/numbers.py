@@ -263,8 +263,9 @@ def read_dollars_and_cents(
     stop = len(tokens) if stop is None else stop
     if first >= stop or not _is_number_word(tokens[first].text):
         return None
-    if first and not tokens[first - 1].pause_after and _is_digitish(tokens[first - 1].text):
-        # "four five one two twelve": the middle of a longer run of numbers is no price.
+    before = tokens[first - 1].text if first else ""
+    if before and not tokens[first - 1].pause_after and _is_number_word(before):
+        # "four five one two twelve": the middle of a run of number words is no price.
         return None
     head = read_number(spoken, first, first + 1 + (_is_tens_unit(tokens, first, stop)))
     if head is None or tokens[head.end - 1].pause_after or head.end >= stop:
@@ -316,9 +317,11 @@ def read_digit_string(spoken: Spoken, first: int, stop: int | None = None) -> Re
         run.append(first + len(run))
     written = next((n for n, index in enumerate(run) if _is_long_literal(tokens[index].text)), None)
     if written is not None:
-        # After a plainly written number ("4512 too"), "to" and "for" are words again.
-        soundalike = (n for n in range(written, len(run)) if tokens[run[n]].text in HOMOPHONES)
-        run = run[: next(soundalike, len(run))]
+        # After a plainly written number ("4512 too"), "to" and "for" are words again, and
+        # number words are another number ("3307 nineteen ninety nine": the recognizer wrote
+        # the digits it heard as digits).
+        apart = (n for n in range(written, len(run)) if not _LITERAL.fullmatch(tokens[run[n]].text))
+        run = run[: next(apart, len(run))]
     run = _trim_soundalikes(tokens, run)
     words = [tokens[index].text for index in run]
     scaled = next((n for n, word in enumerate(words) if word in SCALES), None)

@@ -52,6 +52,11 @@ _CLARIFY = re.compile(
     r"|what (?:time|day) (?:was|is) (?:that|it)|which (?:day|time)(?: was (?:that|it))?"
     r"|what time did you say|what day did you say|excuse me|(?<!uh )huh)\b"
 )
+_QUESTION_BACK = re.compile(
+    r"^(?:(?:wait|sorry|so|um|uh|er|hang on|hold on|and|just to check) )*"
+    r"(?:(?:is|was) (?:that|it) (?:\w+ ){0,3}(?:or|am|pm|a m|p m)\b"
+    r"|did you (?:just )?say|do you mean|you mean|you said)"
+)
 _DECLINE = re.compile(
     r"\b(?:no|nope|nah|negative|not (?:yet|now|today|right|correct|quite|really|that one|that)"
     r"|\w+n't|dont|cant|do not|cannot|never ?mind|forget (?:it|that|about it)|cancel|stop"
@@ -115,6 +120,12 @@ _BESIDE_A_YES = frozenset(
         "super",
         "fantastic",
         "grand",
+        "ta",
+        "fab",
+        "fabulous",
+        "nicely",
+        "suits",
+        "suit",
         "mate",
         "love",
         "pal",
@@ -225,6 +236,14 @@ class Reply:
     confirmation: Confirmation
     cue_kind: CueKind
     cue: str | None
+
+
+def classify_question_back(phrases: Phrases) -> Reply | None:
+    """ "Wait, is that the morning or the afternoon?": a question about the readback, whatever
+    values it names, is asked again rather than read as a new request."""
+    if cue := phrases.first(_QUESTION_BACK):
+        return Reply(UnderstandingKind.UNCLEAR, Confirmation.UNCLEAR, "clarify", cue)
+    return None
 
 
 def explicit_cues(phrases: Phrases) -> set[int]:

@@ -67,6 +67,11 @@ _OWN_TOPIC = re.compile(
     r"\b(?:book|booking|appointment|slot|refund|order|money back|cancel|reschedul\w*"
     r"|available|availability|free|come in)\b"
 )
+# A question said as a request: "Can you tell me your prices?"
+_TELL_ME = re.compile(
+    r"\b(?:(?:can|could|would|will) you (?:tell|give|send|let) me|tell me|i'd like to know"
+    r"|i would like to know|i want to know|do you know|i was wondering)\b"
+)
 _QUESTION = re.compile(
     r"^(?:so |and |but |um |uh |oh |ok |okay |also |yes |yeah |sorry |and )*"
     r"(?:what|when|where|who|why|how|which"
@@ -166,7 +171,8 @@ def classify_identity(phrases: Phrases) -> Scope | None:
 
 def classify_business_question(phrases: Phrases) -> Scope | None:
     """A question about hours, prices or policies, read before any day or time it names."""
-    if phrases.first(_QUESTION) and (cue := phrases.first(_ABOUT_THE_BUSINESS)):
+    asked = phrases.first(_QUESTION) or phrases.first(_TELL_ME)
+    if asked and (cue := phrases.first(_ABOUT_THE_BUSINESS)):
         return Scope(UnderstandingKind.QUESTION, "business_fact", cue)
     return None
 

@@ -259,6 +259,7 @@ def read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock] 
     if word == "half" and index < stop and (hour := _british_half(tokens, index, stop)):
         # "half two" is British for half past two, never half of something at two.
         meridiem, end, _ = _time_suffix(tokens, index + 1, stop, hour)
+        end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
         return spoken.reading(Clock(hour, 30, meridiem), first, end)
     if index + 1 >= stop or tokens[index].text not in _RELATIONS:
         return None
@@ -272,6 +273,7 @@ def read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock] 
     if hour is None or (word in ("half", "have") and not forward):
         return None
     meridiem, end, _ = _time_suffix(tokens, index + 2, stop, hour)
+    end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
     if not forward:
         # "Quarter to ten" is 9:45: the hour before, sixty minutes less.
         hour, minutes = (hour - 2) % 12 + 1, 60 - minutes

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from lab.agent.days import Week
 from lab.agent.numbers import Reading, Token, tokenize
 from lab.agent.phrases import Phrases
-from lab.agent.replies import classify_reply, explicit_cues
+from lab.agent.replies import classify_question_back, classify_reply, explicit_cues
 from lab.agent.scope import (
     UNSUPPORTED,
     classify_business_question,
@@ -129,6 +129,8 @@ def understand(text: str, context: Context | None = None) -> Understanding:
         return Understanding(
             UnderstandingKind.UNSUPPORTED, None, {}, {}, not_confirm, "out_of_scope", cue
         )
+    if context.proposal_action and (back := classify_question_back(phrases)):
+        return Understanding(back.kind, None, {}, {}, back.confirmation, back.cue_kind, back.cue)
     negated = _negated(spoken.tokens)
     order_words = phrases.find(_ORDER) - phrases.find(_IN_ORDER_TO)
     refund_words = phrases.find(_REFUND) | order_words

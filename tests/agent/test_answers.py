@@ -105,3 +105,8 @@ def test_the_agent_never_reads_a_services_aliases_aloud() -> None:
     assert said.text == "A brake service costs $40.00 [KB-1]."
     assert graded("How much is a brake adjustment?", retrieval, said) is Verdict.SUPPORTED
     assert audit(said.text, retrieval.window()).verdict is GroundingVerdict.OK
+
+
+def test_a_price_question_said_as_a_request_is_still_a_price_question() -> None:
+    retrieval, said = answered("Can you tell me your prices?")
+    assert retrieval.chunks[0].id == "kb.prices" and "price list" in said.text

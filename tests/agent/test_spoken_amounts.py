@@ -139,3 +139,19 @@ def test_casual_confirmations_confirm(said: str) -> None:
 )
 def test_what_only_sounds_agreeable_never_confirms(said: str) -> None:
     assert understand(said, BOOKING).confirmation is not Confirmation.CONFIRM
+
+
+def test_a_question_back_about_the_readback_is_asked_again_whatever_it_names() -> None:
+    asked = understand("Wait, is that the morning or the afternoon?", BOOKING)
+    assert asked.confirmation is Confirmation.UNCLEAR and asked.args == {}
+    assert understand("Is that the afternoon?", Context(week=calendar_week())).args
+
+
+def test_digits_the_recognizer_wrote_end_where_number_words_begin() -> None:
+    request = understand("refund order 3307 nineteen ninety nine")
+    assert request.args == {"order_number": "3307", "amount_cents": 1999}
+
+
+def test_a_british_half_hour_said_loosely_is_an_approximate_time() -> None:
+    request = understand("Friday, half three-ish.", Context(week=calendar_week()))
+    assert request.args == {"day": "friday", "around": "15:30", "part_of_day": "afternoon"}
