@@ -231,7 +231,7 @@ class ScriptedAgent:
         if wants_retrieval(understood, self.heard):
             self.asked = retrieval_query(self.heard, asked)
             if self.ungrounded:
-                return [Say(ungrounded_answer(self.asked, event_id), "answer")]
+                return [Say(ungrounded_answer(self.heard, event_id), "answer")]
             return [Retrieve(self.asked, event_id)]
         match understood.kind:
             case UnderstandingKind.REQUEST | UnderstandingKind.CORRECTION:
