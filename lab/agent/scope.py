@@ -182,10 +182,8 @@ def classify_follow_up(phrases: Phrases, *, after_question: bool) -> Scope | Non
 
     Only an elliptical turn that names no booking or refund of its own inherits the topic.
     """
-    if not after_question or phrases.first(_OWN_TOPIC):
-        return None
-    if cue := phrases.first(_FOLLOW_UP):
-        return Scope(UnderstandingKind.QUESTION, "business_fact", cue)
+    if after_question and follows_up(phrases):
+        return Scope(UnderstandingKind.QUESTION, "business_fact", phrases.first(_FOLLOW_UP))
     return None
 
 
@@ -200,9 +198,9 @@ def is_general_price_question(phrases: Phrases) -> bool:
     return bool(words & _PRICE_WORDS) and words <= _PRICE_WORDS | _GENERAL_WORDS
 
 
-_PRICE_WORDS = frozenset({"price", "prices", "pricing", "cost", "costs", "charge", "rates"})
+_PRICE_WORDS = frozenset({"price", "prices", "pricing", "cost", "costs", "charge", "rates", "much"})
 _GENERAL_WORDS = _FILLER | {
-    *("are", "do", "does", "how", "much", "list", "things", "stuff", "everything", "services"),
+    *("are", "do", "does", "how", "list", "things", "stuff", "everything", "services"),
     *("can", "could", "get", "have", "tell", "know", "send", "give", "usual", "typical", "all"),
     *("we", "us", "our", "yours", "general", "roughly", "about", "like", "kind", "sort", "whats"),
     *("what's", "which", "any", "some", "the", "id", "i'd", "want", "need", "look", "looking"),

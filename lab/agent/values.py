@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import re
 
+from lab.agent.amounts import DOLLAR_WORDS, decimal_cents, read_amount, read_dollars_and_cents
 from lab.agent.days import Week, read_day
 from lab.agent.numbers import (
     HOMOPHONES,
     Reading,
     Spoken,
     Token,
-    decimal_cents,
-    read_amount,
     read_digit_groups,
-    read_dollars_and_cents,
     read_number,
 )
 from lab.agent.phrases import Phrases
@@ -34,7 +32,6 @@ from lab.agent.times import (
 Value = str | int | Clock | None
 Candidate = tuple[str, Reading[Value]]
 
-_DOLLAR_WORDS = frozenset({"dollar", "dollars", "buck", "bucks", "usd"})
 _ORDER_CUE_FILLERS = frozenset({"number", "no", "num", "#", "is", "was", "id", "it's"})
 # "number" alone starts an order number unless it is plainly some other number.
 _OTHER_NUMBERS = frozenset(
@@ -116,7 +113,7 @@ class _Extraction:
                 continue
             stop = self.free_end(index)
             pair = read_dollars_and_cents(spoken, index, stop)
-            if pair and tokens[pair.end - 1].text in _DOLLAR_WORDS:
+            if pair and tokens[pair.end - 1].text in DOLLAR_WORDS:
                 # "twelve fifty dollars": $12.50 or $1,250; never "fifty dollars" alone.
                 self.claim("amount_cents", spoken.reading(None, index, pair.end))
             elif amount := read_amount(spoken, index, stop):
@@ -194,7 +191,7 @@ class _Extraction:
         tail = read_number(self.spoken, end, self.free_end(end))
         if tail is None or not 1 <= tail.value < 100 or _at(tokens, tail.end) in _COUNTED:
             return
-        if _at(tokens, tail.end) in _DOLLAR_WORDS or not tokens[tail.end - 1].pause_after:
+        if _at(tokens, tail.end) in DOLLAR_WORDS or not tokens[tail.end - 1].pause_after:
             return
         self.candidates.remove(("amount_cents", amount))
         self.claim("amount_cents", self.spoken.reading(None, amount.first, tail.end))

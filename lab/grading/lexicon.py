@@ -1,7 +1,7 @@
 """Reading the values an agent sentence names: amounts, percentages, durations, clock times, days.
 
 Pure. Amounts, numbers and times told against the hour come from the one reader the caller's
-understanding uses too (lab.agent.numbers, lab.agent.times); this module adds what an agent
+understanding uses too (lab.agent.amounts, .numbers, .times); this module adds what an agent
 says about a business and a caller does not: opening times, day ranges, notice periods and
 refund windows. Each value keeps the tokens it was read from, so each is read once.
 """
@@ -12,12 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import TypeVar
 
+from lab.agent.amounts import decimal_cents, read_amount
 from lab.agent.numbers import (
     Reading,
     Spoken,
     Token,
-    decimal_cents,
-    read_amount,
     read_number,
     tokenize,
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lab.agent.numbers import read_amount, read_dollars_and_cents, tokenize
+from lab.agent.amounts import read_amount, read_dollars_and_cents
+from lab.agent.numbers import tokenize
 from lab.agent.setup import calendar_week
 from lab.agent.understanding import Context, understand
 from lab.events.types import Action, Confirmation, ProposalMade

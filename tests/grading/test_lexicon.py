@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lab.agent.numbers import read_amount, tokenize
+from lab.agent.amounts import read_amount
+from lab.agent.numbers import tokenize
 from lab.agent.times import read_relative_time
 from lab.grading.lexicon import Clock, read_values
 
