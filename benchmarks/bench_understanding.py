@@ -62,6 +62,8 @@ def main() -> None:
     each_us = elapsed / len(entries) * 1e6
     print(f"  {len(entries) / elapsed:,.0f} utterances/s ({each_us:.0f} µs each)")
     report("held out (written after tuning)", [judge(entry) for entry in load_heldout()])
+    frozen = [judge(entry) for entry in load_heldout("heldout_frozen")]
+    report("held out (issue 17, written after 'caller rules frozen')", frozen)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from lab.agent.numbers import tokenize
+from lab.agent.phrases import Phrases
+from lab.agent.scope import follows_up, is_general_price_question
 from lab.events.types import Action, CallerUnderstood, RetrievalDone, UnderstandingKind
 from lab.retrieval.bm25 import Bm25Retriever
 from lab.retrieval.window import RetrievedChunk
@@ -55,6 +58,16 @@ def wants_retrieval(understood: CallerUnderstood, text: str) -> bool:
     return False
 
 
+def retrieval_query(question: str, previous: str) -> str:
+    """What to search for: a follow-up carries the question before it ("And on Saturday?"
+    after the opening hours), and a general price question asks for the price list."""
+    phrases = Phrases.of(tokenize(question))
+    if is_general_price_question(phrases):
+        # Its other words are all filler ("can you tell me"), and filler finds other chunks.
+        return "prices price list"
+    return f"{previous} {question}" if previous and follows_up(phrases) else question
+
+
 def retrieve(step: Retrieve, retriever: Bm25Retriever, k: int = WINDOW) -> RetrievalDone:
     """Run one retrieval for a step; the same for the live session and headless harnesses."""
     window = retriever.retrieve(step.query, k=k)
@@ -75,7 +88,12 @@ def grounded_answer(retrieval: RetrievalDone) -> str:
         return NOT_COVERED
     if best.id == "kb.capabilities.cannot":
         return f"{CANNOT} [KB-1]."
-    return f"{best.text.rstrip('.')} [KB-1]."
+    return f"{spoken_form(best.text).rstrip('.')} [KB-1]."
+
+
+def spoken_form(chunk_text: str) -> str:
+    """A chunk as a person would say it: asides in brackets (a service's aliases) left out."""
+    return re.sub(r"\s*\([^()]*\)", "", chunk_text)
 
 
 def _best(retrieval: RetrievalDone) -> RetrievedChunk | None:

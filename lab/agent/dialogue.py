@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lab.agent import wording
-from lab.agent.answers import Retrieve, grounded_answer, ungrounded_answer, wants_retrieval
+from lab.agent.answers import (
+    Retrieve,
+    grounded_answer,
+    retrieval_query,
+    ungrounded_answer,
+    wants_retrieval,
+)
 from lab.agent.days import Week
 from lab.agent.understanding import Context, Understanding, merge_request, understand
 from lab.agent.wording import describe, readback, reconfirm, spoken_amount
@@ -132,6 +138,8 @@ class ScriptedAgent:
     expecting: tuple[str, ...] = ()
     unsure: dict[str, str] = field(default_factory=dict)
     heard: str = ""
+    # What the caller's last turn asked about the business ("" after any other turn).
+    asked: str = ""
 
     def greet(self) -> list[Step]:
         return [
@@ -152,6 +160,7 @@ class ScriptedAgent:
             expecting=self.expecting,
             proposal_action=self.prepared.action if self.prepared else None,
             week=self.week,
+            after_question=bool(self.asked),
         )
         return understand(text, context)
 
@@ -218,10 +227,12 @@ class ScriptedAgent:
     def _on_understood(self, understood: CallerUnderstood, event_id: str) -> list[Step]:
         self.expecting = ()
         self.unsure = dict(understood.ambiguous)
+        asked, self.asked = self.asked, ""
         if wants_retrieval(understood, self.heard):
+            self.asked = retrieval_query(self.heard, asked)
             if self.ungrounded:
                 return [Say(ungrounded_answer(self.heard, event_id), "answer")]
-            return [Retrieve(self.heard, event_id)]
+            return [Retrieve(self.asked, event_id)]
         match understood.kind:
             case UnderstandingKind.REQUEST | UnderstandingKind.CORRECTION:
                 return self._on_request(understood, event_id)
@@ -301,9 +312,14 @@ class ScriptedAgent:
             span = f"I can book {self.week.span()}. " if self.week else ""
             return f"I'm not sure which day you mean. {span}Which day would you like?"
         heard = self.unsure.get(key, "")
+        again = (
+            "in dollars and cents, like twelve dollars and fifty cents?"
+            if key == "amount_cents"
+            else "digit by digit?"
+        )
         return (
             f'I heard the {_KEY_NAMES.get(key, key)} as "{heard}", which could be read more '
-            "than one way. Could you say it again, digit by digit?"
+            f"than one way. Could you say it again, {again}"
         )
 
     # -- the agent's own work ---------------------------------------------------------------

@@ -60,8 +60,6 @@ HOMOPHONES = {
 }
 SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000}
 
-_DOLLAR_WORDS = frozenset({"dollar", "dollars", "buck", "bucks", "usd"})
-_CENT_WORDS = frozenset({"cent", "cents"})
 _NUMBER_WORDS = frozenset({*UNITS, *TEENS, *TENS, *SCALES, "zero", "and", "a"})
 
 _TOKEN = re.compile(
@@ -74,7 +72,6 @@ _TOKEN = re.compile(
 )
 _PAUSE = re.compile(r"[,.;:!?…]")
 _LITERAL = re.compile(r"\d+(?:[.,]\d+)*")
-_DECIMAL = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?")
 
 
 @dataclass(frozen=True)
@@ -168,29 +165,6 @@ def parse_digit_string(text: str) -> str | None:
     return reading.value if reading and reading.end == len(spoken.tokens) else None
 
 
-def parse_amount_cents(text: str) -> int | None:
-    """The amount in cents that text says as a whole ("$25.50", "forty bucks", "25.00")."""
-    spoken = tokenize(text)
-    if not spoken.tokens:
-        return None
-    reading = read_amount(spoken, 0)
-    if reading and reading.end == len(spoken.tokens):
-        return reading.value
-    # Without a currency word only a price-shaped number ("25.00") is an amount.
-    if len(spoken.tokens) == 1 and re.fullmatch(r"[\d,]+\.\d\d", spoken.tokens[0].text):
-        return decimal_cents(spoken.tokens[0].text)
-    return None
-
-
-def decimal_cents(literal: str) -> int | None:
-    """Cents in a written amount such as "25", "25.5", "25.50" or "1,200.00"."""
-    match = _DECIMAL.fullmatch(literal)
-    if not match:
-        return None
-    whole, fraction = match.groups()
-    return int(whole.replace(",", "")) * 100 + int((fraction or "0").ljust(2, "0"))
-
-
 def read_number(spoken: Spoken, first: int, stop: int | None = None) -> Reading[int] | None:
     """The longest whole number starting at tokens[first]: a written integer or number words."""
     tokens = spoken.tokens
@@ -212,38 +186,6 @@ def read_number(spoken: Spoken, first: int, stop: int | None = None) -> Reading[
     return None
 
 
-def read_amount(spoken: Spoken, first: int, stop: int | None = None) -> Reading[int] | None:
-    """An amount of money in cents starting at tokens[first] that names its currency."""
-    tokens = spoken.tokens
-    stop = len(tokens) if stop is None else stop
-    index = first
-    dollar_sign = index < stop and tokens[index].text == "$"
-    index += dollar_sign
-    if index >= stop:
-        return None
-    cents = decimal_cents(tokens[index].text)
-    if cents is not None:
-        index += 1
-    else:
-        number = read_number(spoken, index, stop)
-        if number is None:
-            return None
-        if not dollar_sign and _is_at(tokens, number.end, stop, _CENT_WORDS):
-            return spoken.reading(number.value, first, number.end + 1)
-        cents, index = number.value * 100, number.end
-    named = _is_at(tokens, index, stop, _DOLLAR_WORDS)
-    index += named
-    if not (dollar_sign or named):
-        return None
-    # "... and fifty cents" after the dollars.
-    tail = index + (index < stop and tokens[index].text == "and")
-    change = read_number(spoken, tail, stop)
-    if change and change.value < 100 and _is_at(tokens, change.end, stop, _CENT_WORDS):
-        cents += change.value
-        index = change.end + 1
-    return spoken.reading(cents, first, index)
-
-
 def read_digit_string(spoken: Spoken, first: int, stop: int | None = None) -> Reading[str] | None:
     """Digits spelled from tokens[first]: "4512", "4,512", "forty five twelve", "for 5.1 to"."""
     tokens = spoken.tokens
@@ -253,9 +195,11 @@ def read_digit_string(spoken: Spoken, first: int, stop: int | None = None) -> Re
         run.append(first + len(run))
     written = next((n for n, index in enumerate(run) if _is_long_literal(tokens[index].text)), None)
     if written is not None:
-        # After a plainly written number ("4512 too"), "to" and "for" are words again.
-        soundalike = (n for n in range(written, len(run)) if tokens[run[n]].text in HOMOPHONES)
-        run = run[: next(soundalike, len(run))]
+        # After a plainly written number ("4512 too"), "to" and "for" are words again, and
+        # number words are another number ("3307 nineteen ninety nine": the recognizer wrote
+        # the digits it heard as digits).
+        apart = (n for n in range(written, len(run)) if not _LITERAL.fullmatch(tokens[run[n]].text))
+        run = run[: next(apart, len(run))]
     run = _trim_soundalikes(tokens, run)
     words = [tokens[index].text for index in run]
     scaled = next((n for n, word in enumerate(words) if word in SCALES), None)
@@ -309,10 +253,6 @@ def _trim_soundalikes(tokens: Sequence[Token], run: list[int]) -> list[int]:
     while end and tokens[run[end - 1]].text in HOMOPHONES and not tokens[run[end - 1]].pause_after:
         end -= 1
     return run[:end]
-
-
-def _is_at(tokens: Sequence[Token], index: int, stop: int, words: frozenset[str]) -> bool:
-    return index < stop and tokens[index].text in words
 
 
 def _is_digitish(text: str) -> bool:

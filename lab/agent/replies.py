@@ -21,8 +21,13 @@ _EXPLICIT = re.compile(
     r"|(?:go ahead|proceed)(?: (?:with|and) (?:the|that|it|this)?(?: ?(?:refund|booking"
     r"|appointment|book (?:it|that|this)|refund (?:it|that|this)|do (?:it|that)))?)?"
     r"|book (?:it|that|this|me in|(?:the|that|this) (?:appointment|booking|slot|one|time))"
-    r"|lock (?:it|that|this) in|(?:put|pencil|sign) me (?:down|in|up)(?: for (?:it|that|this))?"
-    r"|(?:i'll|i will|we'll) take (?:it|that|this)(?: one)?"
+    r"|lock (?:it|that|this) in|(?:put|pencil|sign|pop|stick|jot|count) me (?:down|in|up)"
+    r"(?: for (?:it|that|this)(?: one)?)?|get (?:me|it|that) booked(?: in)?"
+    r"|(?:reserve|schedule|grab) (?:it|that|this)(?: one| for me)?"
+    r"|(?:i'll|i will|we'll) (?:take|have) (?:it|that|this)(?: one)?"
+    r"|(?:let's|lets|i'll|we'll) go (?:with|for) (?:it|that|this)(?: one)?"
+    r"|go on then|(?:that's|that is) the one|put (?:it|that|the refund) through"
+    r"|make it happen"
     r"|refund (?:it|that|this|me)|(?:issue|process|send) (?:it|that|the refund)"
     r"|(?:i'd|i would) like that)\b"
 )
@@ -32,7 +37,9 @@ _NAMES_REFUND = re.compile(r"\b(?:refund|refunds|refunded)\b")
 _PRESENCE = re.compile(
     r"\b(?:(?:i'm|i am|im) (?:still )?(?:here|there|on the line|listening|with you|back)"
     r"|still (?:here|there|on the line|with you)|(?:i )?can hear you|hear you (?:fine|ok|okay"
-    r"|now|well|clearly)|loud and clear|go on(?! then)|carry (?:it )?on|keep going|continue"
+    r"|now|well|clearly)|loud and clear"
+    r"|go on(?! then)(?!,? (?:and )?(?:book|lock|confirm|do it|refund))"
+    r"|carry (?:it )?on|keep going|continue"
     r"|you were saying|(?:you're|you are) breaking up|bad line|was distracted|i'm back)\b"
 )
 _PRESENCE_ASKED = re.compile(
@@ -44,6 +51,11 @@ _CLARIFY = re.compile(
     r"|(?:didn't|did not|couldn't|could not) (?:catch|hear|get)|once more|one more time"
     r"|what (?:time|day) (?:was|is) (?:that|it)|which (?:day|time)(?: was (?:that|it))?"
     r"|what time did you say|what day did you say|excuse me|(?<!uh )huh)\b"
+)
+_QUESTION_BACK = re.compile(
+    r"^(?:(?:wait|sorry|so|um|uh|er|hang on|hold on|and|just to check) )*"
+    r"(?:(?:is|was) (?:that|it) (?:\w+ ){0,3}(?:or|am|pm|a m|p m)\b"
+    r"|did you (?:just )?say|do you mean|you mean|you said)"
 )
 _DECLINE = re.compile(
     r"\b(?:no|nope|nah|negative|not (?:yet|now|today|right|correct|quite|really|that one|that)"
@@ -68,7 +80,7 @@ _PLEASANT = re.compile(
 )
 _POSITIVE = re.compile(
     r"\b(?:ok|okay|okey|alright|all right|sure|fine|good(?! (?:morning|afternoon|evening|night))"
-    r"|great|nice|perfect|cool|lovely|excellent|awesome|wonderful|brilliant|right|works?"
+    r"|great|grand|nice|perfect|cool|lovely|excellent|awesome|wonderful|brilliant|right|works?"
     r"|could work|sounds (?:good|great|fine|right|perfect|ok|okay|like a plan)|uh huh|mm hmm"
     r"|mhm|mm+|m(?: m)+|thanks|thank you|i think so|fair enough|got it|understood|sweet|super"
     r"|i guess|i suppose|maybe|perhaps|probably|possibly|let me think|i believe so)\b"
@@ -107,6 +119,24 @@ _BESIDE_A_YES = frozenset(
         "nice",
         "super",
         "fantastic",
+        "grand",
+        "ta",
+        "fab",
+        "fabulous",
+        "nicely",
+        "suits",
+        "suit",
+        "mate",
+        "love",
+        "pal",
+        "buddy",
+        "smashing",
+        "cracking",
+        "marvellous",
+        "splendid",
+        "ideal",
+        "spot",
+        "on",
         "thanks",
         "thank",
         "you",
@@ -206,6 +236,14 @@ class Reply:
     confirmation: Confirmation
     cue_kind: CueKind
     cue: str | None
+
+
+def classify_question_back(phrases: Phrases) -> Reply | None:
+    """ "Wait, is that the morning or the afternoon?": a question about the readback, whatever
+    values it names, is asked again rather than read as a new request."""
+    if cue := phrases.first(_QUESTION_BACK):
+        return Reply(UnderstandingKind.UNCLEAR, Confirmation.UNCLEAR, "clarify", cue)
+    return None
 
 
 def explicit_cues(phrases: Phrases) -> set[int]:

@@ -58,6 +58,20 @@ _ABOUT_THE_BUSINESS = re.compile(
     r"|if (?:i|we) (?:cancel|reschedule|change|move|miss|skip|don't (?:show|come|turn up))"
     r"|if (?:i'm|i am|we're|we are|i'm running|i run) late)\b"
 )
+# An elliptical question that leans on the one before it: "And on Saturday?", "What about Sundays?"
+_FOLLOW_UP = re.compile(
+    r"^(?:(?:so|oh|ok|okay|and|also|plus) )*(?:and|also|plus|what about|how about|same for"
+    r"|is that|is it|does that|what if it's|and what about|and how about)\b"
+)
+_OWN_TOPIC = re.compile(
+    r"\b(?:book|booking|appointment|slot|refund|order|money back|cancel|reschedul\w*"
+    r"|available|availability|free|come in)\b"
+)
+# A question said as a request: "Can you tell me your prices?"
+_TELL_ME = re.compile(
+    r"\b(?:(?:can|could|would|will) you (?:tell|give|send|let) me|tell me|i'd like to know"
+    r"|i would like to know|i want to know|do you know|i was wondering)\b"
+)
 _QUESTION = re.compile(
     r"^(?:so |and |but |um |uh |oh |ok |okay |also |yes |yeah |sorry |and )*"
     r"(?:what|when|where|who|why|how|which"
@@ -157,9 +171,40 @@ def classify_identity(phrases: Phrases) -> Scope | None:
 
 def classify_business_question(phrases: Phrases) -> Scope | None:
     """A question about hours, prices or policies, read before any day or time it names."""
-    if phrases.first(_QUESTION) and (cue := phrases.first(_ABOUT_THE_BUSINESS)):
+    asked = phrases.first(_QUESTION) or phrases.first(_TELL_ME)
+    if asked and (cue := phrases.first(_ABOUT_THE_BUSINESS)):
         return Scope(UnderstandingKind.QUESTION, "business_fact", cue)
     return None
+
+
+def classify_follow_up(phrases: Phrases, *, after_question: bool) -> Scope | None:
+    """Right after a question about the business, "And on Saturday?" asks the same again.
+
+    Only an elliptical turn that names no booking or refund of its own inherits the topic.
+    """
+    if after_question and follows_up(phrases):
+        return Scope(UnderstandingKind.QUESTION, "business_fact", phrases.first(_FOLLOW_UP))
+    return None
+
+
+def follows_up(phrases: Phrases) -> bool:
+    """Whether a turn is worded as a follow-up ("And on Saturday?"), whatever came before."""
+    return phrases.first(_FOLLOW_UP) is not None and phrases.first(_OWN_TOPIC) is None
+
+
+def is_general_price_question(phrases: Phrases) -> bool:
+    """ "What are your prices?": a price asked about with nothing named to price."""
+    words = {token.text for token in phrases.spoken.tokens}
+    return bool(words & _PRICE_WORDS) and words <= _PRICE_WORDS | _GENERAL_WORDS
+
+
+_PRICE_WORDS = frozenset({"price", "prices", "pricing", "cost", "costs", "charge", "rates", "much"})
+_GENERAL_WORDS = _FILLER | {
+    *("are", "do", "does", "how", "list", "things", "stuff", "everything", "services"),
+    *("can", "could", "get", "have", "tell", "know", "send", "give", "usual", "typical", "all"),
+    *("we", "us", "our", "yours", "general", "roughly", "about", "like", "kind", "sort", "whats"),
+    *("what's", "which", "any", "some", "the", "id", "i'd", "want", "need", "look", "looking"),
+}
 
 
 def classify_question(phrases: Phrases) -> Scope | None:

@@ -236,10 +236,10 @@ def _read_clock(spoken: Spoken, first: int, stop: int, *, cued: bool) -> Reading
         return None
     if spoken.tokens[first].text in ("noon", "midday"):
         return spoken.reading(Clock(12, 0, "pm"), first, first + 1)
-    return _read_relative_time(spoken, first, stop) or _read_clock_time(spoken, first, stop, cued)
+    return read_relative_time(spoken, first, stop) or _read_clock_time(spoken, first, stop, cued)
 
 
-def _read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock] | None:
+def read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock] | None:
     """A time told against the hour: "half past two", "a quarter to ten", "ten past nine"."""
     tokens = spoken.tokens
     index = first + (tokens[first].text == "a" and first + 1 < stop)
@@ -256,6 +256,11 @@ def _read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock]
         index += index < stop and tokens[index].text in ("minute", "minutes")
     else:
         return None
+    if word == "half" and index < stop and (hour := _british_half(tokens, index, stop)):
+        # "half two" is British for half past two, never half of something at two.
+        meridiem, end, _ = _time_suffix(tokens, index + 1, stop, hour)
+        end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
+        return spoken.reading(Clock(hour, 30, meridiem), first, end)
     if index + 1 >= stop or tokens[index].text not in _RELATIONS:
         return None
     forward = _RELATIONS[tokens[index].text] > 0
@@ -268,10 +273,26 @@ def _read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock]
     if hour is None or (word in ("half", "have") and not forward):
         return None
     meridiem, end, _ = _time_suffix(tokens, index + 2, stop, hour)
+    end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
     if not forward:
         # "Quarter to ten" is 9:45: the hour before, sixty minutes less.
         hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
     return spoken.reading(Clock(hour, minutes, meridiem), first, end)
+
+
+def _british_half(tokens: tuple[Token, ...], index: int, stop: int) -> int | None:
+    """The hour of "half two", "half 10": an hour straight after "half", ending the phrase."""
+    hour = _hour(tokens[index].text)
+    if hour is None or tokens[index - 1].pause_after:
+        return None
+    after = tokens[index + 1].text if index + 1 < stop else None
+    # "half one hour", "half ten minutes" count, and "half two thirty" is no time at all.
+    if after in _COUNTS or (after is not None and after in UNITS | TEENS | TENS):
+        return None
+    return hour
+
+
+_COUNTS = frozenset({"hour", "hours", "minute", "minutes", "day", "days", "of", "price", "off"})
 
 
 def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Reading[Clock] | None:

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from lab.agent.days import Week
 from lab.agent.numbers import Reading, Token, tokenize
 from lab.agent.phrases import Phrases
-from lab.agent.replies import classify_reply, explicit_cues
+from lab.agent.replies import classify_question_back, classify_reply, explicit_cues
 from lab.agent.scope import (
     UNSUPPORTED,
     classify_business_question,
+    classify_follow_up,
     classify_identity,
     classify_question,
     classify_scope,
@@ -71,12 +72,15 @@ _BOOK = re.compile(
 
 @dataclass(frozen=True)
 class Context:
-    """What the agent knows when a turn arrives: the call's action, what it asked, its week."""
+    """What the agent knows when a turn arrives: the call's action, what it asked, its week,
+    and whether the caller's last turn asked about the business."""
 
     action: Action | None = None
     expecting: tuple[str, ...] = ()
     proposal_action: Action | None = None
     week: Week | None = None
+    # The turn before was a question about the business, so "And on Saturday?" continues it.
+    after_question: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,11 +111,14 @@ class Understanding:
 
 
 def merge_request(base: Args, understood: CallerUnderstood) -> Args:
-    """A turn's values over the request's earlier ones; a new day or time replaces every "when"."""
+    """A turn's values over the request's earlier ones; a new time replaces every "when"."""
     said = set(understood.args) | set(understood.ambiguous)
-    if said & {"day", *WHEN_KEYS}:
-        # A new day: an earlier part of the day or time no longer applies.
+    if said & set(WHEN_KEYS):
         said |= set(WHEN_KEYS)
+    elif "day" in said:
+        # "Not Tuesday, Wednesday": the part of the day already given still holds; a clock
+        # time was a slot on the old day, so it goes.
+        said |= set(WHEN_KEYS) - {"part_of_day", "prefer"}
     return {k: v for k, v in base.items() if k not in said} | dict(understood.args)
 
 
@@ -123,7 +130,8 @@ def understand(text: str, context: Context | None = None) -> Understanding:
     not_confirm = Confirmation.NOT_CONFIRM
     if identity := classify_identity(phrases):
         return Understanding(identity.kind, None, {}, {}, not_confirm, "identity", identity.cue)
-    if business := classify_business_question(phrases):
+    follow_up = classify_follow_up(phrases, after_question=context.after_question)
+    if business := classify_business_question(phrases) or follow_up:
         # "Are you open on Sunday?" asks about the business, not for a Sunday slot.
         return Understanding(
             business.kind, None, {}, {}, not_confirm, "business_fact", business.cue
@@ -133,6 +141,8 @@ def understand(text: str, context: Context | None = None) -> Understanding:
         return Understanding(
             UnderstandingKind.UNSUPPORTED, None, {}, {}, not_confirm, "out_of_scope", cue
         )
+    if context.proposal_action and (back := classify_question_back(phrases)):
+        return Understanding(back.kind, None, {}, {}, back.confirmation, back.cue_kind, back.cue)
     negated = _negated(spoken.tokens)
     order_words = phrases.find(_ORDER) - phrases.find(_IN_ORDER_TO)
     refund_words = phrases.find(_REFUND) | order_words

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 
+from lab.agent.amounts import DOLLAR_WORDS, decimal_cents, read_amount, read_dollars_and_cents
 from lab.agent.days import Week, read_day
 from lab.agent.numbers import (
     HOMOPHONES,
     Reading,
     Spoken,
     Token,
-    decimal_cents,
-    read_amount,
     read_digit_groups,
     read_number,
 )
@@ -110,10 +109,25 @@ class _Extraction:
     def money(self, *, money_talk: bool) -> bool:
         spoken, tokens = self.spoken, self.tokens
         for index in self.unclaimed():
-            if index not in self.claimed and (
-                amount := read_amount(spoken, index, self.free_end(index))
-            ):
+            if index in self.claimed:
+                continue
+            stop = self.free_end(index)
+            pair = read_dollars_and_cents(spoken, index, stop)
+            if pair and tokens[pair.end - 1].text in DOLLAR_WORDS:
+                # "twelve fifty dollars": $12.50 or $1,250; never "fifty dollars" alone.
+                self.claim("amount_cents", spoken.reading(None, index, pair.end))
+            elif amount := read_amount(spoken, index, stop):
                 self.claim("amount_cents", amount)
+                self.dangling_cents(amount)
+        for index in self.unclaimed():
+            # A bare "25.00" is money in a refund and a clock ("9.30") everywhere else.
+            text = tokens[index].text
+            if re.fullmatch(r"[\d,]+\.\d\d", text) and (
+                money_talk or bool(self.candidates) or not _is_clock(text)
+            ):
+                cents = decimal_cents(text)
+                if cents is not None:
+                    self.claim("amount_cents", spoken.reading(cents, index, index + 1))
         for index in self.unclaimed():
             if index not in self.claimed and _cues_order_number(tokens, index):
                 start = index + 1
@@ -124,13 +138,6 @@ class _Extraction:
                 ):
                     self.claim("order_number", order)
         money_talk = money_talk or bool(self.candidates)
-        for index in self.unclaimed():
-            # A bare "25.00" is money in a refund and a clock ("9.30") everywhere else.
-            text = tokens[index].text
-            if re.fullmatch(r"[\d,]+\.\d\d", text) and (money_talk or not _is_clock(text)):
-                cents = decimal_cents(text)
-                if cents is not None:
-                    self.claim("amount_cents", spoken.reading(cents, index, index + 1))
         if money_talk:
             self.bare_numbers()
         return money_talk
@@ -155,6 +162,14 @@ class _Extraction:
             number = read_number(spoken, index, stop)
             if number is not None and _at(tokens, number.end) in _COUNTED:
                 continue
+            if (
+                number is not None
+                and not wants_order
+                and read_dollars_and_cents(spoken, index, stop)
+            ):
+                # "twelve fifty" is said as a price; an order number is said digit by digit.
+                self.claim_amount(number)
+                continue
             spelled = digits is not None and (
                 digits.value is None
                 or len(digits.value) >= 4
@@ -168,9 +183,27 @@ class _Extraction:
             elif number is not None:
                 self.claim_amount(number)
 
+    def dangling_cents(self, amount: Reading[int]) -> None:
+        """ "twelve dollars, fifty": after a pause, the cents or a second amount; ask, not guess."""
+        tokens, end = self.tokens, amount.end
+        if end >= len(tokens) or not tokens[end - 1].pause_after or amount.value % 100:
+            return
+        tail = read_number(self.spoken, end, self.free_end(end))
+        if tail is None or not 1 <= tail.value < 100 or _at(tokens, tail.end) in _COUNTED:
+            return
+        if _at(tokens, tail.end) in DOLLAR_WORDS or not tokens[tail.end - 1].pause_after:
+            return
+        self.candidates.remove(("amount_cents", amount))
+        self.claim("amount_cents", self.spoken.reading(None, amount.first, tail.end))
+
     def claim_amount(self, number: Reading[int]) -> None:
-        """A bare amount; straight after it another number ("twenty-five fifty") leaves it open."""
+        """A bare amount: "forty", or "twelve fifty" ($12.50); "one forty-nine" is left open."""
         tokens, end = self.tokens, number.end
+        pair = read_dollars_and_cents(self.spoken, number.first, self.free_end(number.first))
+        if pair is not None:
+            cents = pair.value[0] if len(pair.value) == 1 else None
+            self.claim("amount_cents", self.spoken.reading(cents, pair.first, pair.end))
+            return
         follows = (
             end < len(tokens)
             and not tokens[end - 1].pause_after

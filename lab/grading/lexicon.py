@@ -1,8 +1,9 @@
 """Reading the values an agent sentence names: amounts, percentages, durations, clock times, days.
 
-Pure. Amounts and numbers come from the lab's own reader (lab.agent.numbers); this module adds
-what an agent says about a business and a caller does not: opening times, day ranges, notice
-periods and refund windows. Each value keeps the tokens it was read from, so each is read once.
+Pure. Amounts, numbers and times told against the hour come from the one reader the caller's
+understanding uses too (lab.agent.amounts, .numbers, .times); this module adds what an agent
+says about a business and a caller does not: opening times, day ranges, notice periods and
+refund windows. Each value keeps the tokens it was read from, so each is read once.
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ import re
 from dataclasses import dataclass
 from typing import TypeVar
 
+from lab.agent.amounts import decimal_cents, read_amount
 from lab.agent.numbers import (
     Reading,
     Spoken,
     Token,
-    decimal_cents,
-    read_amount,
     read_number,
     tokenize,
 )
+from lab.agent.times import read_relative_time
 from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
 
 _DAY_WORDS: dict[str, Weekday] = DAY_NAMES | {f"{day}s": day for day in WEEKDAYS}
@@ -236,20 +237,16 @@ def _read_clock(values: Values, index: int, timely: bool) -> Reading[Clock] | No
 
 
 def _read_relative(values: Values, index: int, stop: int) -> Reading[Clock] | None:
-    """ "half past eight", "a quarter to six"."""
+    """ "half past eight", "a quarter to six", "half two": the caller's reader of such times."""
     spoken = values.spoken
-    tokens = spoken.tokens
-    if index + 2 >= stop or tokens[index + 1].text not in ("past", "to"):
+    told = read_relative_time(spoken, index, stop)
+    if told is None:
         return None
-    hour = read_number(spoken, index + 2, index + 3)
-    if hour is None or not 1 <= hour.value <= 12:
-        return None
-    minutes = 30 if tokens[index].text == "half" else 15
-    meridiem, end = _meridiem(tokens, index + 3, stop)
-    if tokens[index + 1].text == "to":
-        # "Quarter to six" is 5:45: the hour before, sixty minutes less.
-        return spoken.reading(Clock((hour.value - 2) % 12 + 1, 60 - minutes, meridiem), index, end)
-    return spoken.reading(Clock(hour.value, minutes, meridiem), index, end)
+    clock = told.value
+    meridiem, end = (
+        (clock.meridiem, told.end) if clock.meridiem else _meridiem(spoken.tokens, told.end, stop)
+    )
+    return spoken.reading(Clock(clock.hour, clock.minute, meridiem), index, end)
 
 
 _TIME_CUES = frozenset(

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from lab.agent import answers
-from lab.events.types import AgentUtterance, RetrievalDone
+from lab.events.types import AgentUtterance, IntentRevised, LookupStarted, RetrievalDone
 from lab.grading.grader import DeterministicGrader
 from lab.grading.grounding import GroundingVerdict, audit
 from lab.grading.schema import GradeRequest, Verdict
@@ -58,3 +58,55 @@ def test_turns_without_a_question_run_no_retrieval() -> None:
     call = Call()
     call.say("I'd like Thursday afternoon.")
     assert call.of_type(RetrievalDone) == []
+
+
+def graded(question: str, retrieval: RetrievalDone, said: AgentUtterance) -> Verdict:
+    request = GradeRequest(utterance=said.text, caller_turn=question, retrieval=retrieval.window())
+    return DeterministicGrader().grade(request, tenant_constraints()).verdict
+
+
+@pytest.mark.parametrize(
+    "question", ["What are your prices?", "How much do you charge?", "What do things cost?"]
+)
+def test_a_general_price_question_gets_the_price_list_with_its_marker(question: str) -> None:
+    retrieval, said = answered(question)
+    assert retrieval.chunks[0].id == "kb.prices" and retrieval.confidence > answers.MIN_SCORE
+    assert "price list" in said.text and said.text.endswith("[KB-1].")
+    assert graded(question, retrieval, said) is Verdict.SUPPORTED
+    assert audit(said.text, retrieval.window()).verdict is GroundingVerdict.OK
+
+
+def test_a_follow_up_to_the_opening_hours_asks_about_hours_not_for_a_booking() -> None:
+    call = Call()
+    call.say("What are your opening hours?")
+    (said,) = call.say("And on Saturday?")
+    retrieval: RetrievalDone = call.of_type(RetrievalDone)[-1]
+    assert retrieval.chunks[0].id == "kb.hours" and "Saturday" in said.text
+    assert call.of_type(IntentRevised) == [] and call.of_type(LookupStarted) == []
+
+
+def test_without_a_question_before_it_and_on_saturday_is_a_day_for_the_booking() -> None:
+    call = Call()
+    call.say("I'd like to book an appointment.")
+    call.say("And on Saturday?")
+    assert call.of_type(IntentRevised)[-1].args["day"] == "saturday"
+
+
+def test_a_question_then_a_booking_request_is_a_booking_again() -> None:
+    call = Call()
+    call.say("What are your opening hours?")
+    call.say("Okay, can I book Saturday morning?")
+    assert call.of_type(IntentRevised)[-1].args == {"day": "saturday", "part_of_day": "morning"}
+
+
+def test_the_agent_never_reads_a_services_aliases_aloud() -> None:
+    retrieval, said = answered("How much is a brake adjustment?")
+    assert "also called" in retrieval.chunks[0].text
+    assert said.text == "A brake service costs $40.00 [KB-1]."
+    assert graded("How much is a brake adjustment?", retrieval, said) is Verdict.SUPPORTED
+    assert audit(said.text, retrieval.window()).verdict is GroundingVerdict.OK
+
+
+def test_a_price_question_said_as_a_request_is_still_a_price_question() -> None:
+    retrieval, said = answered("Can you tell me your prices?")
+    assert retrieval.chunks[0].id == "kb.prices" and "price list" in said.text

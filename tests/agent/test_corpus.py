@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lab.events.types import Confirmation
-from tests.agent.phrasebook import STEPS, Entry, confusion, judge, load
+from tests.agent.phrasebook import STEPS, Entry, confusion, judge, load, load_heldout
 
 ENTRIES = load()
 
@@ -25,5 +25,14 @@ def test_each_phrase_means_what_the_corpus_says(entry: Entry) -> None:
 
 def test_nothing_that_is_not_a_confirmation_is_taken_as_one() -> None:
     counts = confusion([judge(entry) for entry in ENTRIES])
+    false_yes = sum(n for (want, got), n in counts.items() if got is Confirmation.CONFIRM != want)
+    assert false_yes == 0
+
+
+@pytest.mark.parametrize("name", ["heldout", "heldout_frozen"])
+def test_no_held_out_phrase_that_is_not_a_confirmation_is_taken_as_one(name: str) -> None:
+    entries = load_heldout(name)
+    assert len(entries) >= 80
+    counts = confusion([judge(entry) for entry in entries])
     false_yes = sum(n for (want, got), n in counts.items() if got is Confirmation.CONFIRM != want)
     assert false_yes == 0

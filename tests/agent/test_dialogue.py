@@ -188,3 +188,12 @@ def test_questions_about_the_agent_are_answered_and_facts_are_never_invented() -
         "Saturday 10:00 AM to 2:00 PM; Sunday closed [KB-1]."
     ]
     assert texts(Call().say("How much is a haircut?")) == [answers.NOT_COVERED]
+
+
+def test_a_new_day_alone_keeps_the_part_of_the_day_already_given() -> None:
+    call = Call()
+    call.say("Can I book Tuesday afternoon?")
+    call.say("Not Tuesday, Wednesday.")
+    assert call.of_type(IntentRevised)[-1].args == {"day": "wednesday", "part_of_day": "afternoon"}
+    call.say("Actually, Thursday morning.")
+    assert call.of_type(IntentRevised)[-1].args == {"day": "thursday", "part_of_day": "morning"}

@@ -4,12 +4,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lab.agent.amounts import parse_amount_cents, read_amount
 from lab.agent.numbers import (
     HOMOPHONES,
     int_to_words,
-    parse_amount_cents,
     parse_digit_string,
-    read_amount,
     read_digit_string,
     tokenize,
     words_to_int,
