@@ -1,4 +1,5 @@
-"""Grade the agent turns of calls the lab did not make, one `TURN_ID VERDICT GROUNDING` line each.
+"""Grade the agent turns of calls the lab did not make: one line each,
+`CALL_ID/TURN_ID VERDICT GROUNDING`.
 
 Exit 0 when no turn is unsupported, 1 when any is, 2 on bad input (with the line and the reason),
 3 when the records cannot be stored (the lab's database is not set up).
@@ -33,7 +34,8 @@ UNSUPPORTED, BAD_INPUT, NOT_STORED = 1, 2, 3
 
 
 def verdict_line(entry: AuditEntry) -> str:
-    return f"{entry.turn_id} {entry.grade.verdict.value} {entry.grounding.verdict.value}"
+    """`CALL/TURN VERDICT GROUNDING`: turn ids repeat across calls, so the call names them."""
+    return f"{entry.call_id}/{entry.turn_id} {entry.grade.verdict.value} {entry.grounding.verdict.value}"
 
 
 def summary_line(counts: Tally, constraints: ConstraintList, *, created: int) -> str:
@@ -49,7 +51,7 @@ def summary_line(counts: Tally, constraints: ConstraintList, *, created: int) ->
 class Command(BaseCommand):
     help = (
         "Grade every agent turn of a JSONL transcript against a constraint list; prints "
-        "TURN_ID VERDICT GROUNDING per turn and a summary, and stores the audit records. "
+        "CALL_ID/TURN_ID VERDICT GROUNDING per turn and a summary, and stores the audit records. "
         "Exits 1 when any turn is unsupported, 2 on bad input."
     )
 
