@@ -23,6 +23,7 @@ from lab.runs.ownership import (
     runs_owned,
     share_link_create,
 )
+from lab.runs.retrieval import tenant_constraints
 from lab.runs.services import run_start
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
 from lab.scenarios.contracts import Contract
@@ -41,7 +42,17 @@ class RunForm(BaseModel):
 @require_safe
 def index(request: HttpRequest) -> HttpResponse:
     recent = runs_owned(owner_token_of(request), user_id_for(request))[:10]
-    return render(request, "web/index.html", {"contracts": _picker_contracts(), "recent": recent})
+    facts = tenant_constraints()
+    return render(
+        request,
+        "web/index.html",
+        {
+            "contracts": _picker_contracts(),
+            "recent": recent,
+            "business": facts.business,
+            "services": [service.name for service in facts.services],
+        },
+    )
 
 
 @require_POST
