@@ -39,7 +39,7 @@ from lab.web.messages import (
     SayMessage,
     parse_client_message,
 )
-from lab.web.panel import notice_fragment
+from lab.web.panel import agent_state_fragment, notice_fragment
 
 CLOSE_POLICY = 1008  # too much rejected input, audio or text (lab/web/limits.py)
 CLOSE_NOT_FOUND = 4404  # no such run, or not this viewer's
@@ -103,6 +103,8 @@ class RunConsumer(AsyncWebsocketConsumer):
             return False
         self.live = live
         await self._show(live.session.events, Role.DRIVER)
+        # A window (re)attached mid-sentence learns at once that the agent is speaking.
+        await self.deliver(agent_state_fragment(speaking=live.speaking()))
         await live.start()
         return True
 

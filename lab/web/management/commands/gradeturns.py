@@ -35,7 +35,8 @@ UNSUPPORTED, BAD_INPUT, NOT_STORED = 1, 2, 3
 
 def verdict_line(entry: AuditEntry) -> str:
     """`CALL/TURN VERDICT GROUNDING`: turn ids repeat across calls, so the call names them."""
-    return f"{entry.call_id}/{entry.turn_id} {entry.grade.verdict.value} {entry.grounding.verdict.value}"
+    verdicts = f"{entry.grade.verdict.value} {entry.grounding.verdict.value}"
+    return f"{entry.call_id}/{entry.turn_id} {verdicts}"
 
 
 def summary_line(counts: Tally, constraints: ConstraintList, *, created: int) -> str:
