@@ -4,6 +4,7 @@ role opens (a template context processor; anonymous visitors get none)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
@@ -47,13 +48,13 @@ def _links(slug: str, role: Role) -> tuple[ConsoleLink, ...]:
     return tuple(links)
 
 
-def console_tenants(user: object) -> list[ConsoleTenant]:
+def console_tenants(user: Any) -> list[ConsoleTenant]:
     """The tenants the user belongs to, each with the console pages their role may open."""
     if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
         return []
     memberships = (
         Membership.objects.select_related("tenant")
-        .filter(user_id=getattr(user, "pk", None))
+        .filter(user_id=user.pk)
         .order_by("tenant__slug")
     )
     return [

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from asgiref.sync import sync_to_async
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from lab.audit.importing import (
@@ -28,9 +28,10 @@ from lab.audit.services import audit_records_store
 from lab.audit.transcript import TranscriptError
 from lab.facts.errors import ConstraintListError, error_path
 from lab.facts.loader import tenant_versions, tenants
-from lab.facts.schema import ConstraintList
+from lab.facts.schema import Capability, ConstraintList
 from lab.grading.schema import Verdict
 from lab.retrieval.window import RetrievedChunk
+from lab.web.list_shapes import example_bytes, example_lists, field_example, lab_shape, seed_shape
 
 # Grading runs while the uploader waits: a bigger transcript belongs to `manage.py gradeturns`.
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
@@ -101,11 +102,18 @@ def _page(
     error: str | None = None,
     status: int = 200,
     result: dict[str, object] | None = None,
+    list_error: ConstraintListError | None = None,
 ) -> HttpResponse:
     context = {
         "form": form or GradeForm(),
         "tenants": _choices(),
         "error": error,
+        "list_error": list_error,
+        "list_field": field_example(list_error.path) if list_error else None,
+        "examples": example_lists(),
+        "lab_shape": lab_shape(),
+        "seed_shape": seed_shape(),
+        "capability_names": [capability.value for capability in Capability],
         "max_mb": MAX_TRANSCRIPT_BYTES // (1024 * 1024),
         "max_list_kb": MAX_CONSTRAINTS_BYTES // 1024,
         **(result or {}),
@@ -194,7 +202,11 @@ async def grade_page(request: HttpRequest) -> HttpResponse:
     except ConstraintListError as error:
         problem = f"The constraint list: {error}."
         return await sync_to_async(_page, thread_sensitive=False)(
-            request, form=upload.form, error=f"{problem} Nothing was stored.", status=400
+            request,
+            form=upload.form,
+            error=f"{problem} Nothing was stored.",
+            status=400,
+            list_error=error,
         )
     stored = await sync_to_async(audit_records_store)(graded.entries)
     counts = tally(graded.entries)
@@ -210,3 +222,14 @@ async def grade_page(request: HttpRequest) -> HttpResponse:
     return await sync_to_async(_page, thread_sensitive=False)(
         request, form=upload.form, result=result
     )
+
+
+@require_safe
+def example_list(request: HttpRequest, filename: str) -> HttpResponse:
+    """An example constraint list from fixtures/, as a file to download and edit."""
+    raw = example_bytes(filename)
+    if raw is None:
+        raise Http404("No such example list.")
+    response = HttpResponse(raw, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
