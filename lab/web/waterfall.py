@@ -97,7 +97,8 @@ def waterfall(
             s.label,
             s.text,
             s.ms,
-            100 * min(s.start_ms, axis) / axis,
+            # A marker at the axis's end is drawn just inside it.
+            min(100 * s.start_ms / axis, 100 - MARKER_PCT) if s.marker else 100 * s.start_ms / axis,
             MARKER_PCT if s.marker else 100 * s.ms / axis,
         )
         for s in shifted

@@ -33,7 +33,7 @@ from lab.reports.services import report_for_run
 from lab.runs.ownership import OWNER_SESSION_KEY, owner_token_new
 from lab.runs.services import run_start
 from lab.scenarios.catalog import contract_get
-from lab.web.waterfall import waterfalls
+from lab.web.waterfall import MARKER_PCT, waterfalls
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 # Before turn-taking: the chain alone (a log written before turn.candidate existed).
@@ -101,7 +101,7 @@ def test_an_old_log_draws_the_chain_one_step_after_another() -> None:
     assert turn.axis_ms == 860 and turn.decision is None
     assert bar(turn, "recognition").offset_pct == pytest.approx(100 * 500 / 860)
     assert bar(turn, "synthesis").offset_pct == pytest.approx(100 * 720 / 860)
-    assert bar(turn, "first-audio").offset_pct == pytest.approx(100.0)
+    assert bar(turn, "first-audio").offset_pct == pytest.approx(100 - MARKER_PCT)
 
 
 def test_candidate_and_decision_share_the_axis_from_the_real_end_of_speech() -> None:
@@ -117,7 +117,7 @@ def test_candidate_and_decision_share_the_axis_from_the_real_end_of_speech() -> 
     assert (decision.offset_pct, decision.ms) == (pytest.approx(100 * 320 / 520), 60)
     # Recognition began at the candidate, not after the decision.
     assert bar(new, "recognition").offset_pct == pytest.approx(100 * 320 / 520)
-    assert bar(new, "first-audio").offset_pct == pytest.approx(100.0)
+    assert bar(new, "first-audio").offset_pct == pytest.approx(100 - MARKER_PCT)
     assert new.decision == (
         "The agent answered after a 260 ms pause: your words were a finished request, "
         "and the turn model put it at 91% that you were done."
