@@ -129,8 +129,21 @@ def test_the_waterfall_keeps_its_axis_and_labels_apart_at_every_width(
         assert outside == 0
 
 
+# What the say box said after each socket message, read by the page itself (no timing race).
+RECORD_SAY_BOX = """
+window.sayBox = [];
+document.addEventListener("htmx:wsAfterMessage", () => setTimeout(() => {
+  const state = document.getElementById("agent-state");
+  const box = document.getElementById("say-text");
+  if (!state || !box) return;
+  window.sayBox.push([state.dataset.speaking, box.dataset.bargeIn, box.placeholder]);
+}, 0));
+"""
+
+
 def test_a_call_that_simply_ended_ends_calmly(browser_page, lab_server):
     page = browser_page
+    page.add_init_script(RECORD_SAY_BOX)
     page.goto(lab_server + "/")
     page.locator("#scenario-correction").get_by_role("button", name="Start run").click()
     page.wait_for_url("**/runs/*/")
@@ -139,6 +152,11 @@ def test_a_call_that_simply_ended_ends_calmly(browser_page, lab_server):
     page.locator('#controls[data-role="ended"]').wait_for()
     page.locator('#run[data-ended="true"]').wait_for()
     assert page.locator('#verdict[data-final="true"]').get_attribute("data-verdict") == "PASS"
+    # While the agent spoke, the say box said a line would interrupt it; when it listened, not.
+    said = page.evaluate("window.sayBox")
+    assert all(speaking == barge for speaking, barge, _ in said)
+    assert any(s == "true" and "interrupts" in text for s, _, text in said)
+    assert any(s == "false" and "interrupts" not in text for s, _, text in said)
     assert page.locator("#agent-state").is_hidden()
     assert page.locator("#notice").inner_text().strip() == ""
     assert page.locator("#controls").inner_text().strip() == "This run has ended. Start another."
