@@ -163,7 +163,8 @@ def test_the_shell_sees_exit_codes_0_1_and_2(tmp_path):
     assert shell("migrate", "--noinput", "-v0").returncode == 0
     graded = shell("gradeturns", transcript, "--tenant", "demo")
     assert graded.returncode == 1, graded.stderr
-    assert graded.stdout.splitlines()[0] == f"{expected[0].call_id}/{expected[0].turn_id} supported ok"
+    first = expected[0]
+    assert graded.stdout.splitlines()[0] == f"{first.call_id}/{first.turn_id} supported ok"
     refused = shell("gradeturns", bad, "--tenant", "demo")
     assert refused.returncode == 2 and "line 2: not a JSON object" in refused.stderr
     assert "Traceback" not in refused.stderr
