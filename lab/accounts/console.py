@@ -53,9 +53,7 @@ def console_tenants(user: Any) -> list[ConsoleTenant]:
     if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
         return []
     memberships = (
-        Membership.objects.select_related("tenant")
-        .filter(user_id=user.pk)
-        .order_by("tenant__slug")
+        Membership.objects.select_related("tenant").filter(user_id=user.pk).order_by("tenant__slug")
     )
     return [
         ConsoleTenant(
