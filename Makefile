@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
+# make run PORT=8080 serves the lab on another loopback port.
+PORT ?= 8000
 
 .PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side clean cluster install-postgres test-scaled
 
@@ -44,7 +46,7 @@ run: db
 	@# The alert worker runs beside daphne and stops with it (Ctrl-C, exit or the shell's death).
 	$(BIN)/python manage.py runalerts --exit-with-parent & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT; trap 'exit 130' INT TERM; \
-	$(BIN)/daphne -b 127.0.0.1 -p 8000 lab.asgi:application
+	$(BIN)/daphne -b 127.0.0.1 -p $(PORT) lab.asgi:application
 
 # The scaled-out topology on loopback: PostgreSQL and Redis from Debian (installed when missing),
 # migrate, CLUSTER_WEB daphne processes behind nginx on CLUSTER_PORT, CLUSTER_SPEECH speech workers.

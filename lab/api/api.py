@@ -33,7 +33,8 @@ api = NinjaAPI(
     version="1",
     description=(
         "Per-turn audit rows (grounding and grader verdicts) per agent, and the tenant rollup. "
-        "Send `Authorization: Bearer TOKEN` (`manage.py createtoken USER`). Every error is a "
+        "Send `Authorization: Bearer TOKEN`: create a token signed in at `/accounts/tokens/`, "
+        "or from a shell with `manage.py createtoken USER`. Every error is a "
         "JSON problem with a stable `code`."
     ),
     auth=BearerToken(),

@@ -16,6 +16,7 @@ from lab.api.rollup import tenant_rollup
 from lab.api.rollup_fold import DEFAULT_DAYS, MAX_DAYS
 from lab.grading.grounding import GroundingVerdict
 from lab.grading.schema import Verdict
+from lab.operator.models import FlagCase
 
 TRIAGE_ON_PAGE = 20
 DAY_CHOICES = (7, 30, 90)
@@ -39,11 +40,18 @@ def rollup_page(request: HttpRequest, tenant: str) -> HttpResponse:
     rollup = tenant_rollup(
         tenant, days=days, triage_limit=TRIAGE_ON_PAGE, today=timezone.now().date()
     )
+    # Each triage turn links to its case card, where one was opened for it.
+    cases = dict(
+        FlagCase.objects.filter(record_id__in=[t.id for t in rollup.triage]).values_list(
+            "record_id", "id"
+        )
+    )
     return render(
         request,
         "rollup/rollup.html",
         {
             "rollup": rollup,
+            "triage": [(turn, cases.get(turn.id)) for turn in rollup.triage],
             "chart": trend_chart(rollup.trend),
             "verdicts": list(Verdict),
             "groundings": list(GroundingVerdict),

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import URLPattern, path, re_path
+from django.views.generic import RedirectView
 
 from lab.api import pages
 from lab.api.api import api
@@ -43,6 +44,8 @@ for pattern in _patterns:
 urlpatterns = [
     # ninja's own root view answers an HTML 404 there.
     path("api/", api_not_found),
+    # ninja serves the docs at /api/docs only; the slash a browser or a person adds finds them too.
+    path("api/docs/", RedirectView.as_view(url="/api/docs", permanent=False)),
     path("api/", (_patterns, _app, _namespace)),
     re_path(r"^api/(?P<path>.*)$", api_not_found),
     path("t/<slug:tenant>/rollup/", pages.rollup_page, name="rollup_page"),

@@ -106,6 +106,7 @@ class AgentVoice:
             # A chunk synthesized slower than the last one played starts when it arrives.
             plays_until = max(plays_until, now) + len(pcm) / BYTES_PER_SECOND
             timeline.retime(event.id, start=start, seconds=plays_until - start)
+            await self.session.speaker.changed()
             if first:
                 await self._first_audio(event, synth_ms=round((now - asked_at) * 1000))
 

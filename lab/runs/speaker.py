@@ -45,6 +45,13 @@ class Speaker:
         self.timeline = SpeechTimeline()
         self.voice: VoiceOutput | None = None
         self.auditor: TurnAuditor | None = None
+        # Told whenever the timeline changes (speech queued, retimed to its audio, or cut),
+        # so a page can say whether the agent is speaking from the timeline itself.
+        self.on_change: list[Callable[[], Awaitable[None]]] = []
+
+    async def changed(self) -> None:
+        for listener in self.on_change:
+            await listener()
 
     async def say(self, step: Say) -> Event:
         if self.auditor is not None:
@@ -68,6 +75,7 @@ class Speaker:
             now=self.now(),
             proposal_id=step.proposal_id,
         )
+        await self.changed()
         if self.voice is not None:
             self.voice.say(event)
         # Graded once it is on its way to the caller, so grading never delays the speech.
@@ -77,6 +85,8 @@ class Speaker:
 
     async def interrupt(self, *, cause_event_id: str, at: float) -> None:
         cuts = self.timeline.cut(at)
+        if cuts:
+            await self.changed()
         if cuts and self.voice is not None:
             await self.voice.silence([cut.utterance.event_id for cut in cuts])
         for cut in cuts:

@@ -96,7 +96,8 @@ class VoiceLink:
                 )
             )
         except RunClosed:
-            raise AudioRejected("run_ended", "the run had ended before this report") from None
+            # The call ended while this report was on its way: nothing is left to account for.
+            return
 
     async def played_out(self) -> None:
         """Wait (bounded) for a browser that reports playback to report what was sent to it."""

@@ -40,7 +40,7 @@ from lab.web.messages import (
     SayMessage,
     parse_client_message,
 )
-from lab.web.panel import notice_fragment
+from lab.web.panel import agent_state_fragment, notice_fragment
 from lab.web.signout import owner_group
 
 # Too much rejected input, audio or text (lab/web/limits.py). RFC 6455's 1008 says the same,
@@ -139,6 +139,8 @@ class RunConsumer(AsyncWebsocketConsumer):
             return False
         self.live = live
         await self._show(live.session.events, Role.DRIVER)
+        # A window (re)attached mid-sentence learns at once that the agent is speaking.
+        await self.deliver(agent_state_fragment(speaking=live.speaking()))
         await live.start()
         return True
 

@@ -13,9 +13,9 @@ from functools import partial
 from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from lab.accounts.access import role_in
@@ -35,9 +35,10 @@ from lab.audit.services import audit_records_store
 from lab.audit.transcript import TranscriptError
 from lab.facts.errors import ConstraintListError, error_path
 from lab.facts.loader import tenant_versions, tenants
-from lab.facts.schema import ConstraintList
+from lab.facts.schema import Capability, ConstraintList
 from lab.grading.schema import Verdict
 from lab.retrieval.window import RetrievedChunk
+from lab.web.list_shapes import example_bytes, example_lists, field_example, lab_shape, seed_shape
 
 # Grading runs while the uploader waits: a bigger transcript belongs to `manage.py gradeturns`.
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
@@ -148,11 +149,18 @@ def _page(
     error: str | None = None,
     status: int = 200,
     result: dict[str, object] | None = None,
+    list_error: ConstraintListError | None = None,
 ) -> HttpResponse:
     context = {
         "form": form or GradeForm(source="tenant" if choices else "upload"),
         "tenants": choices,
         "error": error,
+        "list_error": list_error,
+        "list_field": field_example(list_error.path) if list_error else None,
+        "examples": example_lists(),
+        "lab_shape": lab_shape(),
+        "seed_shape": seed_shape(),
+        "capability_names": [capability.value for capability in Capability],
         "max_mb": MAX_TRANSCRIPT_BYTES // (1024 * 1024),
         "max_list_kb": MAX_CONSTRAINTS_BYTES // 1024,
         **(result or {}),
@@ -249,7 +257,9 @@ async def grade_page(request: HttpRequest) -> HttpResponse:
         return await page(form=upload.form, error=f"{problem} Nothing was stored.", status=400)
     except ConstraintListError as error:
         problem = f"The constraint list: {error}."
-        return await page(form=upload.form, error=f"{problem} Nothing was stored.", status=400)
+        return await page(
+            form=upload.form, error=f"{problem} Nothing was stored.", status=400, list_error=error
+        )
     records: list[AuditRecord | None] = [None] * len(graded.entries)
     created = None
     if upload.store_in is not None:
@@ -267,3 +277,14 @@ async def grade_page(request: HttpRequest) -> HttpResponse:
         "turns": [turn_view(e, r) for e, r in zip(graded.entries, records, strict=True)],
     }
     return await page(form=upload.form, result=result)
+
+
+@require_safe
+def example_list(request: HttpRequest, filename: str) -> HttpResponse:
+    """An example constraint list from fixtures/, as a file to download and edit."""
+    raw = example_bytes(filename)
+    if raw is None:
+        raise Http404("No such example list.")
+    response = HttpResponse(raw, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -63,7 +63,10 @@ def sync_fragment(contract: Contract, events: list[Event], role: Role) -> str:
 
 
 def ended_fragment() -> str:
-    return render_to_string(f"{TEMPLATE}#controls_oob", {"ended": True})
+    """The one ended state every window shows: the controls say so, the speaking line goes."""
+    return render_to_string(f"{TEMPLATE}#controls_oob", {"ended": True}) + render_to_string(
+        f"{TEMPLATE}#agent_state_oob", {"ended": True}
+    )
 
 
 class Driver(Protocol):
@@ -129,6 +132,7 @@ class LiveRun:
         self.session = RunSession(run=run, contract=contract, events=events)
         self.session.log.holder = holder
         self.session.listeners.append(self._publish_event)
+        self.session.speaker.on_change.append(self._speech_changed)
         self.typed = run.channel == Channel.TYPED
         self.voice: VoiceLink | None = None
         self.driver: Driver | None = None
@@ -139,6 +143,10 @@ class LiveRun:
         self._started = False
         self._keeper: asyncio.Task[None] | None = None
         self._grace: asyncio.Task[None] | None = None
+        # What the pages were last told of the agent's speech, and the task that tells them
+        # once the timeline runs out.
+        self._speaking_shown: bool | None = None
+        self._announcer: asyncio.Task[None] | None = None
 
     # -- who drives -------------------------------------------------------------------------
 
@@ -184,7 +192,8 @@ class LiveRun:
             await self.notify("Loading the speech models…", tone="info")
             await service.warm()
             self.voice = VoiceLink(self.session, self._send_audio, audio_since=opened_at)
-            await self.notify("Speech models ready.", tone="info")
+            # Ready needs no words: the greeting follows at once (an empty notice hides).
+            await self.notify("", tone="info")
         await self.guard(self.session.start())
 
     async def _keep(self) -> None:
@@ -256,7 +265,9 @@ class LiveRun:
         except AppendRefused as refused:
             await self._lose(refused.reason)
 
-    def spawn(self, work: Coroutine[Any, Any, Any], *, name: str | None = None) -> None:
+    def spawn(
+        self, work: Coroutine[Any, Any, Any], *, name: str | None = None
+    ) -> asyncio.Task[None]:
         """Session work that outlives the socket that asked for it (until the run is let go)."""
         task = asyncio.ensure_future(self.guard(work))
         if name:
@@ -265,6 +276,7 @@ class LiveRun:
         task.add_done_callback(self.tasks.discard)
         # A task cancelled before it ran never awaited its work: close it quietly.
         task.add_done_callback(lambda _: work.close())
+        return task
 
     def busy(self, name: str) -> bool:
         return any(task.get_name() == name for task in self.tasks)
@@ -286,25 +298,43 @@ class LiveRun:
 
     async def _publish_event(self, event: Event) -> None:
         html = event_fragments(self.session.contract, self.session.events, event)
-        if self.typed and event.type in ("agent.utterance", "agent.interrupted"):
-            speaking = event.type == "agent.utterance"
-            html += agent_state_fragment(speaking=speaking)
-            if speaking and not self.busy("listening"):
-                self.spawn(self._announce_listening(), name="listening")
         if event.type == "run.ended":
             self._cancel(self._keeper)
             html += ended_fragment()
         await self.publish(html, seq=event.seq)
 
+    def speaking(self) -> bool:
+        """Whether the timeline holds agent speech now: a caller line now interrupts it."""
+        now = self.session.now()
+        return self.session.timeline.busy_until(now) > now
+
+    async def _speech_changed(self) -> None:
+        """The timeline changed: say so, and say "listening" only once its speech runs out."""
+        if self.session.ended:
+            return
+        speaking = self.speaking()
+        if speaking and (self._announcer is None or self._announcer.done()):
+            self._announcer = self.spawn(self._announce_listening(), name="listening")
+        await self._show_speaking(speaking)
+
+    async def _show_speaking(self, speaking: bool) -> None:
+        if speaking == self._speaking_shown:
+            return
+        self._speaking_shown = speaking
+        await self.publish(agent_state_fragment(speaking=speaking))
+
     async def _announce_listening(self) -> None:
-        """Tell a typed caller when the agent's speech has run out."""
+        """Tell the caller when the agent's speech has run out (on the timeline, retimed to the
+        audio on voice runs), however often it was extended meanwhile."""
         session = self.session
         while not session.ended:
             remaining = session.timeline.busy_until(session.now()) - session.now()
-            if remaining <= 0:
-                await self.publish(agent_state_fragment(speaking=False))
+            if remaining > 0:
+                await asyncio.sleep(remaining)
+                continue
+            await self._show_speaking(False)
+            if not self.speaking():
                 return
-            await asyncio.sleep(remaining)
 
     async def _send_audio(self, data: bytes) -> None:
         if self.driver is not None:

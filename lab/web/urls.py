@@ -27,4 +27,5 @@ urlpatterns = [
     path("reports/<uuid:report_id>/", report_views.report_page, name="report_page"),
     path("reports/<uuid:report_id>/replay/", report_views.report_replay, name="report_replay"),
     path("grade/", grade_views.grade_page, name="grade_page"),
+    path("grade/examples/<str:filename>", grade_views.example_list, name="grade_example"),
 ]

@@ -25,6 +25,7 @@ from lab.runs.ownership import (
     runs_owned,
     share_link_create,
 )
+from lab.runs.retrieval import tenant_constraints
 from lab.runs.services import run_start
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
 from lab.scenarios.contracts import Contract
@@ -49,10 +50,13 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 def _index_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
+    facts = tenant_constraints()
     return {
         "contracts": _picker_contracts(),
         "agents": agents_runnable(request.user),
         "recent": [],
+        "business": facts.business,
+        "services": [service.name for service in facts.services],
         **extra,
     }
 

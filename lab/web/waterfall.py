@@ -15,6 +15,17 @@ from lab.events.types import Event, TurnCandidate, TurnDecided, TurnLatency
 
 # A marker (an instant, not a span) is drawn this wide, in percent of the axis.
 MARKER_PCT = 0.8
+# Round tick steps in ms; the axis gets at most MAX_TICKS labels so none overlaps at phone width.
+TICK_STEPS = (10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000)
+MAX_TICKS = 4
+# Tick labels past this share of the axis would run off its end.
+LAST_TICK_PCT = 92.0
+
+
+@dataclass(frozen=True)
+class Tick:
+    ms: int
+    pct: float
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,7 @@ class Waterfall:
     axis_ms: int
     bars: list[LatencyBar]
     decision: str | None
+    ticks: list[Tick]
 
 
 @dataclass(frozen=True)
@@ -72,35 +84,45 @@ def waterfall(
     # The caller's last loud sample comes before the last voiced frame: the axis starts there.
     lead = max(0, latency.voice_to_voice_ms - latency.total_ms)
     if lead:
-        spans.insert(
-            0, _Span("heard", "end of speech (audio) → first audio", 0, latency.voice_to_voice_ms)
-        )
+        spans.insert(0, _Span("heard", "caller waited", 0, latency.voice_to_voice_ms))
     shifted = [
         s if s.label == "heard" else _Span(s.label, s.text, s.start_ms + lead, s.ms, s.marker)
         for s in spans
     ]
+    # In the order they happen (a stable sort keeps a span before the ones it leads to).
+    shifted.sort(key=lambda s: s.start_ms)
     axis = max([1, *(s.start_ms + (0 if s.marker else s.ms) for s in shifted)])
     bars = [
         LatencyBar(
             s.label,
             s.text,
             s.ms,
-            100 * min(s.start_ms, axis) / axis,
+            # A marker at the axis's end is drawn just inside it.
+            min(100 * s.start_ms / axis, 100 - MARKER_PCT) if s.marker else 100 * s.start_ms / axis,
             MARKER_PCT if s.marker else 100 * s.ms / axis,
         )
         for s in shifted
     ]
-    return Waterfall(latency.caller_event_id, latency.total_ms, axis, bars, _decision_text(decided))
+    return Waterfall(
+        latency.caller_event_id, latency.total_ms, axis, bars, _decision_text(decided), ticks(axis)
+    )
+
+
+def ticks(axis_ms: int) -> list[Tick]:
+    """Round marks along the axis, at most MAX_TICKS, 0 first."""
+    step = next((s for s in TICK_STEPS if axis_ms / s < MAX_TICKS), TICK_STEPS[-1])
+    marks = range(0, axis_ms + 1, step)
+    return [Tick(ms, 100 * ms / axis_ms) for ms in marks if 100 * ms / axis_ms <= LAST_TICK_PCT]
 
 
 def _spans(
     latency: TurnLatency, decided: TurnDecided | None, candidate: TurnCandidate | None
 ) -> list[_Span]:
     """The turn's steps, 0 at the last voiced frame."""
-    spans = [_Span("endpointing", "end of speech declared", 0, latency.endpointing_ms)]
+    spans = [_Span("endpointing", "endpointing", 0, latency.endpointing_ms)]
     candidate_ms = candidate.silence_ms if candidate else latency.candidate_silence_ms
     if candidate or latency.candidate_silence_ms:
-        spans.append(_Span("candidate", "endpoint candidate", candidate_ms, candidate_ms, True))
+        spans.append(_Span("candidate", "pause noticed", candidate_ms, candidate_ms, True))
         decided_ms = decided.silence_ms if decided else candidate_ms + latency.decision_ms
         spans.append(_Span("decision", "turn decision", candidate_ms, decided_ms - candidate_ms))
         # Recognition started at the candidate; the tail is what was left after it.
@@ -111,18 +133,42 @@ def _spans(
         )
     # The agent and the first sentence's synthesis end where the first audio goes out.
     synthesis_at = max(0, latency.total_ms - latency.synthesis_ms)
-    spans.append(_Span("agent", "agent", max(0, synthesis_at - latency.agent_ms), latency.agent_ms))
-    spans.append(_Span("synthesis", "synthesis", synthesis_at, latency.synthesis_ms))
+    agent_at = max(0, synthesis_at - latency.agent_ms)
+    spans.append(_Span("agent", "agent's reply", agent_at, latency.agent_ms))
+    spans.append(_Span("synthesis", "voice synthesis", synthesis_at, latency.synthesis_ms))
     spans.append(_Span("first-audio", "first audio", latency.total_ms, latency.total_ms, True))
     return spans
 
 
 def _decision_text(decided: TurnDecided | None) -> str | None:
-    """Why the turn ended when it did: the model's probability, the words' signal, the reason."""
+    """Why the turn ended when it did, in a caller's words: what the words and the model said."""
     if decided is None:
         return None
-    parts = [f"transcript {decided.transcript_signal}"]
-    if decided.model_probability is not None:
-        parts.insert(0, f"{decided.model or 'turn model'} p={decided.model_probability:.2f}")
-    why = ", ".join(parts)
-    return f"Decided complete after {decided.silence_ms} ms of silence ({why}): {decided.reason}"
+    silence = f"{decided.silence_ms} ms"
+    model = (
+        f"the turn model put it at {round(100 * decided.model_probability)}% that you were done"
+        if decided.model_probability is not None
+        else None
+    )
+    if decided.reason.startswith("silence reached"):
+        # The fallback: nothing earlier was sure enough, so the agent waited the longest pause.
+        match decided.transcript_signal, model:
+            case "incomplete", _:
+                why = "your words sounded unfinished"
+            case _, str(said):
+                why = f"the words left it open and {said}, not enough to answer sooner"
+            case "complete", None:
+                why = "no earlier pause was judged"
+            case _:
+                why = "no transcript was ready earlier to judge the words by"
+        return f"The agent waited the full {silence} pause before answering: {why}."
+    match decided.transcript_signal:
+        case "complete":
+            words = "your words were a finished request"
+        case "incomplete":
+            words = "your words sounded unfinished"
+        case _:
+            words = "your words did not show whether you had finished"
+    joiner = "but" if decided.transcript_signal == "incomplete" else "and"
+    joined = f"{words}, {joiner} {model}" if model else words
+    return f"The agent answered after a {silence} pause: {joined}."

@@ -19,13 +19,36 @@
   }
 
   function setRole(next) {
-    if (next === role) return;
+    if (next === role || role === "ended") return; // ended is final: a closing socket says no more
     role = next;
+    if (role === "ended") showEnded();
     document.querySelectorAll("fieldset.drive").forEach((set) => {
       set.disabled = role !== "driver";
     });
     // voice.js stops the microphone of a window that no longer drives.
     document.dispatchEvent(new CustomEvent("lab:role", { detail: { role } }));
+  }
+
+  // One calm ended state on every channel and tab: no leftover notice, no call to start.
+  function showEnded() {
+    const run = document.getElementById("run");
+    if (run) run.dataset.ended = "true";
+    setNotice("");
+    const start = document.getElementById("call-start-box");
+    if (start) start.hidden = true;
+  }
+
+  // While the agent speaks a typed line interrupts it: the box says so (#agent-state is
+  // pushed from the server's speech timeline).
+  function showAgentState() {
+    const state = document.getElementById("agent-state");
+    const box = document.getElementById("say-text");
+    if (!box) return;
+    const speaking = Boolean(state) && state.dataset.speaking === "true";
+    box.dataset.bargeIn = String(speaking);
+    box.placeholder = speaking
+      ? "The agent is speaking: a line sent now interrupts it"
+      : "e.g. I'd like Tuesday morning";
   }
 
   document.addEventListener("htmx:wsAfterSend", (event) => {
@@ -45,6 +68,7 @@
     }
     const controls = document.getElementById("controls");
     if (controls) setRole(controls.dataset.role);
+    showAgentState();
   });
 
   document.addEventListener("htmx:wsClose", (event) => {
@@ -55,9 +79,15 @@
       setNotice(RECONNECTING);
       return;
     }
+    if (role === "ended") return;
     setRole("closed");
     const notice = document.getElementById("notice");
     if (notice && !notice.textContent.trim()) setNotice("The connection to this run is closed.");
+  });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const controls = document.getElementById("controls");
+    if (controls && controls.dataset.role === "ended") setRole("ended");
   });
 
   // Back then Forward may show this page from the browser's memory: load it afresh.

@@ -34,7 +34,7 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
   const scriptUrl = document.currentScript ? document.currentScript.src : location.href;
 
   const lab = {
-    state: "off", // off | starting | listening | denied | no-microphone | unsupported | error
+    state: "off", // off | starting | listening | denied | no-microphone | unsupported | error | ended
     framesSent: 0,
     framesDropped: 0,
     utterancesPlayed: 0, // "played" reports sent, cut ones included
@@ -79,7 +79,7 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
     lab.state = state;
     if (el.panel) el.panel.dataset.micState = state;
     if (el.start) {
-      el.start.disabled = state === "starting";
+      el.start.disabled = state === "starting" || state === "ended";
       el.start.hidden = state === "listening";
     }
     if (el.stop) el.stop.hidden = state !== "listening";
@@ -129,6 +129,7 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
     lab.socketOpen = false;
     const code = event.detail.event && event.detail.event.code;
     if (RECONNECTING_CODES.includes(code)) return;
+    if (lab.state === "ended") return; // said already, calmly
     // The run is over (or refused us): release the microphone.
     if (mic) {
       stopMic();
@@ -140,7 +141,18 @@ if (window.htmx) window.htmx.config.wsBinaryType = "arraybuffer";
   // run.js: only the driving window may send audio; a watching one releases the mic
   // (a reconnecting one keeps it: frames wait until the socket is back).
   document.addEventListener("lab:role", (event) => {
-    if (["driver", "connecting"].includes(event.detail.role) || !mic) return;
+    const role = event.detail.role;
+    if (role === "ended") {
+      // The call is over: one calm state, whichever window this is.
+      stopMic();
+      if (el.start) el.start.disabled = true;
+      if (el.callStart) el.callStart.disabled = true;
+      setIndicator(el.agent, "agentSpeaking", false);
+      setState("ended");
+      setStatus("The call has ended.");
+      return;
+    }
+    if (["driver", "connecting"].includes(role) || !mic) return;
     stopMic();
     setStatus("This window no longer drives the run, so the microphone was turned off.");
   });

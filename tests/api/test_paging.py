@@ -140,3 +140,11 @@ def test_the_docs_page_loads_its_scripts_from_the_labs_own_static_files(client):
     assert "/static/ninja/swagger-ui-bundle.js" in html and "cdn" not in html.lower()
     for asset in ("swagger-ui-bundle.js", "swagger-ui-init.js", "swagger-ui.css"):
         assert finders.find(f"ninja/{asset}"), asset
+
+
+def test_the_docs_answer_with_a_trailing_slash_and_name_the_tokens_page(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 302 and response["Location"] == "/api/docs"
+    assert client.get(response["Location"]).status_code == 200
+    description = client.get("/api/openapi.json").json()["info"]["description"]
+    assert "/accounts/tokens/" in description and "createtoken" in description

@@ -15,6 +15,7 @@ from lab.api.schemas import TrendDay
 from lab.audit.models import AuditRecord
 from lab.grading.grounding import GroundingVerdict
 from lab.grading.schema import Verdict
+from lab.operator.models import FlagCase
 from tests.api.world import World, build
 
 ROLLUP = "/api/agents/grounding-citations-audit"
@@ -160,3 +161,22 @@ def test_the_rollup_page_refuses_bad_days_and_strangers(client, world):
         response = client.get(f"/t/acme/rollup/?days={days}")
         assert response.status_code == 400 and b"between 1 and 90" in response.content
     assert client.get("/t/nosuch/rollup/").status_code == 404
+
+
+def test_a_viewer_refused_the_rollup_gets_a_page_that_says_why(client, world):
+    client.force_login(world.users["acme-viewer"])
+    page = client.get("/t/acme/rollup/")
+    html = page.content.decode()
+    assert page.status_code == 403 and "text/html" in page["Content-Type"]
+    assert "The rollup is for the tenant&#x27;s owners and admins." in html
+    assert 'id="forbidden"' in html and "Ask an owner" in html
+
+
+def test_each_triage_turn_links_to_its_case(client, world):
+    client.force_login(world.users["acme-owner"])
+    html = client.get("/t/acme/rollup/?days=7").content.decode()
+    flagged = _expected("acme", 7)["flagged_ids"][:20]
+    cases = dict(FlagCase.objects.filter(record_id__in=flagged).values_list("record_id", "id"))
+    assert len(cases) == len(flagged)
+    links = re.findall(r'class="case-link" href="/t/acme/queue/cases/(\d+)/"', html)
+    assert links == [str(cases[i]) for i in flagged]

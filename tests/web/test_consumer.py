@@ -13,6 +13,7 @@ from lab.events import store
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts, contract_get
+from lab.web.live import REGISTRY
 from lab.web.management.commands.runscenarios import play_headless
 from tests.web.owners import owner_cookie
 
@@ -191,9 +192,24 @@ async def test_unguarded_runs_never_share_execution_keys(fast_clock):
     assert executions == [[False, False], [False, False]]
 
 
+async def test_the_page_says_listening_only_once_the_agents_speech_has_run_out(settings):
+    """The greeting takes seconds to say: "listening" must wait for its end on the timeline."""
+    settings.LAB_TIME_SCALE = 1.0
+    run, communicator = await start("correction")
+    speaking = await drain_until(communicator, 'data-speaking="true"')
+    assert "a line sent now interrupts it" in speaking
+    await drain_until(communicator, 'data-speaking="false"')
+    live = REGISTRY.runs[str(run.id)]
+    greeting = next(e for e in live.session.events if e.type == "agent.utterance")
+    [said] = [item for item in live.session.timeline.queue if item.event_id == greeting.id]
+    assert said.duration > 1.0  # seconds of speech, so a premature "listening" shows
+    assert live.session.now() >= said.end
+    await communicator.disconnect()
+
+
 async def test_a_typed_caller_is_told_when_the_agent_speaks_and_when_it_listens(fast_clock):
     _run, communicator = await start("correction")
-    speaking = await drain_until(communicator, 'id="agent-state"')
+    speaking = await drain_until(communicator, 'data-speaking="true"')
     assert 'data-speaking="true"' in speaking
     listening = await drain_until(communicator, 'data-speaking="false"')
     assert "The agent is listening." in listening

@@ -3,6 +3,7 @@ only a signed-in operator (or above) of a tenant stores records in it, never a f
 
 from __future__ import annotations
 
+import html
 import json
 import random
 import re
@@ -16,6 +17,7 @@ from lab.accounts.models import Membership, Tenant
 from lab.alerts.models import OutboxMessage
 from lab.alerts.outbox import endpoint_create
 from lab.audit.models import AuditRecord
+from lab.facts.loader import constraints_from_bytes
 from lab.operator.models import FlagCase
 from lab.web.grade_views import MAX_TRANSCRIPT_BYTES
 from tests.audit.calls import ROOT, SEED_LIST, demo_calls, jsonl, seed_call
@@ -241,3 +243,47 @@ def test_the_page_needs_no_inline_script_or_style(client):
         assert not re.search(r"<script(?![^>]*\bsrc=)", html)
         assert "<style" not in html and " style=" not in html
         assert not re.search(r"\son[a-z]+=", html)
+
+
+def _pre(page: str, element_id: str) -> str:
+    found = re.search(rf'<pre class="format" id="{element_id}">(.*?)</pre>', page, re.S)
+    assert found, element_id
+    return html.unescape(found.group(1))
+
+
+def test_the_page_shows_both_list_shapes_and_each_example_loads_as_shown(client):
+    page = client.get("/grade/").content.decode()
+    shape = page.split('id="list-shape"')[1].split("</section>")[0]
+    for field in ("services", "hours", "policies", "capabilities", "promotions", "price_list"):
+        assert f"<code>{field}</code>" in shape, field
+    assert "<code>book_appointment</code>" in shape and "<code>take_payment</code>" in shape
+    lab_list = constraints_from_bytes(_pre(page, "lab-shape").encode())
+    assert lab_list.version == "demo_v1" and lab_list.services
+    seed_list = constraints_from_bytes(_pre(page, "seed-shape").encode())
+    assert seed_list.version.startswith("seed_") and seed_list.promotions
+
+
+def test_every_example_list_in_fixtures_is_linked_and_downloads(client):
+    page = client.get("/grade/").content.decode()
+    links = re.findall(r'href="(/grade/examples/([^"]+))" download><code>fixtures/\2</code>', page)
+    assert ("/grade/examples/tenant-demo.v1.json", "tenant-demo.v1.json") in links
+    assert not any(name in ("calendar.json", "ledger.json") for _, name in links)
+    for href, name in links:
+        response = client.get(href)
+        assert response.status_code == 200 and name in response["Content-Disposition"]
+        assert constraints_from_bytes(response.content).business
+    for bad in ("calendar.json", "..%2Fpyproject.toml", "nope.json"):
+        assert client.get(f"/grade/examples/{bad}").status_code == 404
+
+
+def test_a_refused_list_names_the_field_what_was_wrong_and_an_accepted_value(client):
+    guessed = {**SEED_LIST, "hours": {"sat": "15:00-09:00"}}
+    listing = upload(json.dumps(guessed).encode(), "guess.json")
+    response = post(client, jsonl(seed_call()[0]), source="upload", constraints=listing)
+    page = response.content.decode()
+    assert response.status_code == 400
+    error = page.split('id="grade-error"')[1].split("</div>")[0]
+    assert '<code id="list-error-field">hours.sat</code>' in error
+    example = json.loads(_pre(page, "list-error-example"))
+    assert set(example) == {"hours"} and example["hours"]["monday"]["opens"] == "08:30"
+    assert 'href="#list-shape"' in error

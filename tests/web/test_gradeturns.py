@@ -40,7 +40,7 @@ def test_it_prints_each_agent_turns_verdict_and_grounding_and_exits_1_on_unsuppo
     lines, expected = demo_calls()
     code, out, _ = gradeturns(write(tmp_path, "calls.jsonl", jsonl(lines)), "--tenant", "demo")
     assert code == 1
-    assert out[:-1] == [f"{e.turn_id} {e.verdict} {e.grounding}" for e in expected]
+    assert out[:-1] == [f"{e.call_id}/{e.turn_id} {e.verdict} {e.grounding}" for e in expected]
     unsupported = sum(e.verdict == "unsupported" for e in expected)
     assert out[-1].startswith(f"{len(expected)} agent turns in {len(expected)} calls graded")
     assert f"{unsupported} unsupported" in out[-1] and "demo_v1" in out[-1]
@@ -62,7 +62,7 @@ def test_the_seeds_list_shape_is_accepted_as_constraints_and_stored_only_where_n
     transcript = write(tmp_path, "seed.jsonl", jsonl(lines))
     code, out, _ = gradeturns(transcript, "--constraints", listing)
     assert code == 1
-    assert out[:-1] == [f"{e.turn_id} {e.verdict} {e.grounding}" for e in expected]
+    assert out[:-1] == [f"{e.call_id}/{e.turn_id} {e.verdict} {e.grounding}" for e in expected]
     assert "nothing stored" in out[-1]
     # The list says tenant "external": without --tenant nothing lands there, or anywhere.
     assert not AuditRecord.objects.exists()
@@ -181,7 +181,8 @@ def test_the_shell_sees_exit_codes_0_1_and_2(tmp_path):
     assert shell("migrate", "--noinput", "-v0").returncode == 0
     graded = shell("gradeturns", transcript, "--tenant", "demo")
     assert graded.returncode == 1, graded.stderr
-    assert graded.stdout.splitlines()[0] == f"{expected[0].turn_id} supported ok"
+    first = expected[0]
+    assert graded.stdout.splitlines()[0] == f"{first.call_id}/{first.turn_id} supported ok"
     refused = shell("gradeturns", bad, "--tenant", "demo")
     assert refused.returncode == 2 and "line 2: not a JSON object" in refused.stderr
     assert "Traceback" not in refused.stderr

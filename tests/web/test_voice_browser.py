@@ -69,6 +69,15 @@ def test_the_correction_scenario_passes_through_the_real_microphone_path(
         page.get_by_role("button", name="End the call").click()
         verdict = page.locator('#verdict[data-final="true"]')
         verdict.wait_for()
+        # One calm ended state: no refusal, no "no longer drives", nothing left to start.
+        page.locator('#run[data-ended="true"]').wait_for()
+        ended = {
+            "status": page.locator("#voice-status").inner_text(),
+            "notice": page.locator("#notice").inner_text().strip(),
+            "controls": page.locator("#controls").inner_text().strip(),
+            "mic": page.locator("#mic-start").is_visible(),
+            "mic_state": page.evaluate("window.labVoice.state"),
+        }
         transcript = page.locator("#transcript").inner_text()
         events = page.locator("#event-log").inner_text()
         played = page.evaluate("window.labVoice.utterancesPlayed")
@@ -78,4 +87,11 @@ def test_the_correction_scenario_passes_through_the_real_microphone_path(
     assert "asr.transcribed" in events and "vad.speech_ended" in events
     assert "caller (asr)" in events
     assert result == "PASS"
+    assert ended == {
+        "status": "The call has ended.",
+        "notice": "",
+        "controls": "This run has ended. Start another.",
+        "mic": False,
+        "mic_state": "ended",
+    }
     assert played > 0 and "agent.audio_played" in events

@@ -33,7 +33,7 @@ from lab.reports.services import report_for_run
 from lab.runs.ownership import OWNER_SESSION_KEY, owner_token_new
 from lab.runs.services import run_start
 from lab.scenarios.catalog import contract_get
-from lab.web.waterfall import waterfalls
+from lab.web.waterfall import MARKER_PCT, waterfalls
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 # Before turn-taking: the chain alone (a log written before turn.candidate existed).
@@ -101,7 +101,7 @@ def test_an_old_log_draws_the_chain_one_step_after_another() -> None:
     assert turn.axis_ms == 860 and turn.decision is None
     assert bar(turn, "recognition").offset_pct == pytest.approx(100 * 500 / 860)
     assert bar(turn, "synthesis").offset_pct == pytest.approx(100 * 720 / 860)
-    assert bar(turn, "first-audio").offset_pct == pytest.approx(100.0)
+    assert bar(turn, "first-audio").offset_pct == pytest.approx(100 - MARKER_PCT)
 
 
 def test_candidate_and_decision_share_the_axis_from_the_real_end_of_speech() -> None:
@@ -117,8 +117,11 @@ def test_candidate_and_decision_share_the_axis_from_the_real_end_of_speech() -> 
     assert (decision.offset_pct, decision.ms) == (pytest.approx(100 * 320 / 520), 60)
     # Recognition began at the candidate, not after the decision.
     assert bar(new, "recognition").offset_pct == pytest.approx(100 * 320 / 520)
-    assert bar(new, "first-audio").offset_pct == pytest.approx(100.0)
-    assert "smart-turn-v3.2 p=0.91" in new.decision and "transcript complete" in new.decision
+    assert bar(new, "first-audio").offset_pct == pytest.approx(100 - MARKER_PCT)
+    assert new.decision == (
+        "The agent answered after a 260 ms pause: your words were a finished request, "
+        "and the turn model put it at 91% that you were done."
+    )
     assert all(0 <= b.offset_pct <= 100 and b.offset_pct + b.width_pct <= 101 for b in new.bars)
 
 
@@ -170,7 +173,7 @@ def test_a_finished_run_page_draws_every_turns_waterfall_from_the_log(client, fi
     page = client.get(reverse("run_page", args=[finished_voice_run.id])).content.decode()
     assert waterfall_count(page) == 2
     assert 'data-step="decision"' in page and 'data-step="candidate"' in page
-    assert "smart-turn-v3.2 p=0.91" in page
+    assert "the turn model put it at 91% that you were done" in page
 
 
 @pytest.mark.django_db
@@ -186,3 +189,59 @@ def test_the_report_check_and_the_replay_draw_the_waterfall(client, finished_voi
     steps = re.findall(r'<template class="replay-step">(.*?)</template>', replay, re.S)
     appended = [s for s in steps if 'id="latency" hx-swap-oob="beforeend"' in s]
     assert len(appended) == 2 and 'data-step="decision"' in appended[1]
+
+
+def test_the_fallback_is_told_in_words_not_as_the_deciders_internals() -> None:
+    fallback = TurnDecided(
+        candidate_event_id="ev-x",
+        complete=True,
+        model=None,
+        model_probability=None,
+        transcript_signal="unknown",
+        silence_ms=500,
+        reason="silence reached the 500 ms fallback",
+    )
+    [turn] = waterfalls(chain(CANDIDATE, fallback, NEW))
+    assert turn.decision == (
+        "The agent waited the full 500 ms pause before answering: "
+        "no transcript was ready earlier to judge the words by."
+    )
+    unfinished = TurnDecided(**{**fallback.model_dump(), "transcript_signal": "incomplete"})
+    [turn] = waterfalls(chain(CANDIDATE, unfinished, NEW))
+    assert "your words sounded unfinished" in turn.decision
+    for text in (turn.decision, *(b.text for b in turn.bars)):
+        assert "fallback" not in text and "transcript unknown" not in text
+
+
+def test_one_labelled_axis_with_the_parts_in_the_order_they_happen() -> None:
+    _old, new = waterfalls(turn_log())
+    starts = [b.offset_pct for b in new.bars]
+    assert starts == sorted(starts)
+    assert [t.ms for t in new.ticks] == [0, 200, 400]
+    assert all(t.pct == pytest.approx(100 * t.ms / 520) for t in new.ticks)
+    [old] = waterfalls(chain(OLD))
+    assert [t.ms for t in old.ticks] == [0, 250, 500, 750]
+    assert len({b.text for b in new.bars}) == len(new.bars)
+    assert all(len(b.text) <= 16 for b in new.bars)  # fits the label column on one line
+
+
+def _waterfall_html(html: str) -> list[str]:
+    return re.findall(r'<div class="waterfall" data-caller-event=.*?\n</div>', html, re.S)
+
+
+@pytest.mark.django_db
+def test_run_page_share_page_report_and_replay_draw_the_same_waterfall(client, finished_voice_run):
+    run_page = client.get(reverse("run_page", args=[finished_voice_run.id])).content.decode()
+    drawn = _waterfall_html(run_page)
+    assert len(drawn) == 2 and 'class="bar-row axis-row"' in drawn[1]
+    assert "Time axis: ms from the caller's last voiced sample" in drawn[1]
+    shared = client.post(reverse("run_share", args=[finished_voice_run.id])).content.decode()
+    share_url = re.search(r'id="share-url">([^<]+)<', shared).group(1)
+    share_path = "/" + share_url.split("/", 3)[3]
+    assert _waterfall_html(client.get(share_path).content.decode()) == drawn
+    raw = report_bytes(report_for_run(finished_voice_run))
+    files = {"report": SimpleUploadedFile("voice.json", raw, content_type="application/json")}
+    assert _waterfall_html(client.post(reverse("report_create"), files).content.decode()) == drawn
+    stored = ImportedReport.objects.get()
+    replay = client.get(reverse("report_replay", args=[stored.id])).content.decode()
+    assert _waterfall_html(replay.split('<template class="replay-step">')[0]) == drawn

@@ -1,4 +1,5 @@
-"""Grade the agent turns of calls the lab did not make, one `TURN_ID VERDICT GROUNDING` line each.
+"""Grade the agent turns of calls the lab did not make: one line each,
+`CALL_ID/TURN_ID VERDICT GROUNDING`.
 
 Exit 0 when no turn is unsupported, 1 when any is, 2 on bad input (with the line and the reason),
 3 when the records cannot be stored (the lab's database is not set up).
@@ -38,7 +39,9 @@ UNSUPPORTED, BAD_INPUT, NOT_STORED = 1, 2, 3
 
 
 def verdict_line(entry: AuditEntry) -> str:
-    return f"{entry.turn_id} {entry.grade.verdict.value} {entry.grounding.verdict.value}"
+    """`CALL/TURN VERDICT GROUNDING`: turn ids repeat across calls, so the call names them."""
+    verdicts = f"{entry.grade.verdict.value} {entry.grounding.verdict.value}"
+    return f"{entry.call_id}/{entry.turn_id} {verdicts}"
 
 
 def summary_line(counts: Tally, constraints: ConstraintList, *, created: int | None) -> str:
@@ -59,8 +62,8 @@ def summary_line(counts: Tally, constraints: ConstraintList, *, created: int | N
 class Command(BaseCommand):
     help = (
         "Grade every agent turn of a JSONL transcript against a constraint list; prints "
-        "TURN_ID VERDICT GROUNDING per turn and a summary, and stores the audit records in the "
-        "tenant --tenant names (nothing is stored without it). "
+        "CALL_ID/TURN_ID VERDICT GROUNDING per turn and a summary, and stores the audit records in "
+        "the tenant --tenant names (nothing is stored without it). "
         "Exits 1 when any turn is unsupported, 2 on bad input."
     )
 

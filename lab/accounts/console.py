@@ -1,0 +1,70 @@
+"""The header's operator console: each of the signed-in user's tenants with the pages their
+role opens (a template context processor; anonymous visitors get none)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, reverse
+
+from lab.accounts.models import Membership
+from lab.accounts.roles import Role, can_manage, can_view_rollup
+
+# (url name, label, who sees it); a page another part of the lab may not have yet
+# (an agents page) is left out until its route exists.
+_PAGES = (
+    ("queue_page", "Queue", lambda role: True),
+    ("rollup_page", "Rollup", can_view_rollup),
+    ("alerts_page", "Alerts", can_manage),
+    ("agents_page", "Agents", lambda role: True),
+)
+
+
+@dataclass(frozen=True)
+class ConsoleLink:
+    label: str
+    url: str
+
+
+@dataclass(frozen=True)
+class ConsoleTenant:
+    slug: str
+    name: str
+    role: str
+    links: tuple[ConsoleLink, ...]
+
+
+def _links(slug: str, role: Role) -> tuple[ConsoleLink, ...]:
+    links = []
+    for name, label, allowed in _PAGES:
+        if not allowed(role):
+            continue
+        try:
+            links.append(ConsoleLink(label, reverse(name, args=[slug])))
+        except NoReverseMatch:
+            continue
+    return tuple(links)
+
+
+def console_tenants(user: Any) -> list[ConsoleTenant]:
+    """The tenants the user belongs to, each with the console pages their role may open."""
+    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        return []
+    memberships = (
+        Membership.objects.select_related("tenant").filter(user_id=user.pk).order_by("tenant__slug")
+    )
+    return [
+        ConsoleTenant(
+            slug=m.tenant.slug,
+            name=m.tenant.name or m.tenant.slug,
+            role=m.role,
+            links=_links(m.tenant.slug, Role(m.role)),
+        )
+        for m in memberships
+    ]
+
+
+def console(request: HttpRequest) -> dict[str, list[ConsoleTenant]]:
+    return {"console_tenants": console_tenants(getattr(request, "user", None))}

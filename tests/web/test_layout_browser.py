@@ -1,0 +1,167 @@
+"""Pages a newcomer meets, at desktop and phone width: no label wraps or overlaps another
+(the run page, the flag queue, the waterfall), and a finished call ends in one calm state."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from lab.reports.export import report_bytes
+from lab.reports.services import report_for_run
+from tests.audit.calls import jsonl
+from tests.operator.conftest import one_call
+from tests.operator.test_queue_browser import create_member, sign_in  # noqa: F401 (fixture)
+from tests.web.test_waterfall import finished_voice_run  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.browser
+WIDTHS = (1280, 390)
+# Where the screenshots go, to look at: LAB_SCREENSHOTS, else the system's temporary folder.
+SHOTS = Path(os.environ.get("LAB_SCREENSHOTS", tempfile.gettempdir())) / "lab-layout"
+
+# Every label box on the page: its text, whether it wraps (taller than about one line, or cut
+# off), and the boxes it overlaps (an element and its own descendants excepted).
+LABEL_CHECK = """(selector) => {
+  const nodes = [...document.querySelectorAll(selector)].filter((n) => {
+    const r = n.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(n).visibility !== "hidden";
+  });
+  const boxes = nodes.map((n) => {
+    const style = getComputedStyle(n);
+    const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.25;
+    const r = n.getBoundingClientRect();
+    const pad = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom)
+      + parseFloat(style.borderTopWidth) + parseFloat(style.borderBottomWidth);
+    return { n, r, text: n.textContent.trim().slice(0, 40),
+      wraps: r.height - pad > line * 1.5 || n.scrollWidth > n.clientWidth + 1 };
+  });
+  const wrapped = boxes.filter((b) => b.wraps).map((b) => b.text);
+  const overlaps = [];
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      if (a.n.contains(b.n) || b.n.contains(a.n)) continue;
+      const x = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+      const y = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+      if (x > 1 && y > 1) overlaps.push([a.text, b.text]);
+    }
+  }
+  return { count: boxes.length, wrapped, overlaps };
+}"""
+
+RUN_LABELS = "button, label, .badge, .turn .who, .console-tenant a, nav.account a"
+QUEUE_LABELS = "button, .queue-filters label, .badge, .case-state, .console-tenant a, nav.account a"
+WATERFALL_LABELS = ".bar-label, .tick"
+
+
+def assert_labels_fit(page, selector: str, name: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    found = page.evaluate(LABEL_CHECK, selector)
+    assert found["count"] > 0, f"{name} at {width} px: no labels found"
+    assert found["wrapped"] == [], f"{name} at {width} px: wrapped {found['wrapped']}"
+    assert found["overlaps"] == [], f"{name} at {width} px: overlapping {found['overlaps']}"
+
+
+def test_the_run_page_and_the_queue_keep_every_label_on_one_line(
+    browser_page,
+    lab_server,
+    create_member,  # noqa: F811
+):
+    page = browser_page
+    username = f"layout-{uuid.uuid4().hex[:8]}"
+    create_member(username, "owner")
+    sign_in(page, lab_server, username)
+    upload = page.context.browser.new_context().new_page()
+    upload.goto(f"{lab_server}/grade/")
+    upload.set_input_files(
+        "#transcript-file",
+        {"name": "c.jsonl", "mimeType": "application/json", "buffer": jsonl(one_call(username))},
+    )
+    upload.click("#grade-form button[type=submit]")
+    upload.locator("#grade-summary").wait_for()
+    page.reload()
+    page.locator(".queue-card", has_text=username).first.wait_for()
+    for width in WIDTHS:
+        assert_labels_fit(page, QUEUE_LABELS, "queue", width)
+
+    page.goto(lab_server + "/")
+    page.locator("#scenario-correction").get_by_role("button", name="Start run").click()
+    page.wait_for_url("**/runs/*/")
+    page.locator("#transcript .turn.agent").first.wait_for()
+    for width in WIDTHS:
+        assert_labels_fit(page, RUN_LABELS, "run", width)
+
+
+@pytest.fixture
+def voice_report(db, finished_voice_run, tmp_path) -> Path:  # noqa: F811
+    """A voice run's report, written before the browser starts (its event loop forbids the ORM)."""
+    report = tmp_path / "voice-report.json"
+    report.write_bytes(report_bytes(report_for_run(finished_voice_run)))
+    return report
+
+
+def test_the_waterfall_keeps_its_axis_and_labels_apart_at_every_width(
+    voice_report, browser_page, lab_server
+):
+    report = voice_report
+    page = browser_page
+    page.goto(lab_server + "/reports/import/")
+    page.locator("#report-file").set_input_files(report)
+    page.get_by_role("button", name="Check the report").click()
+    page.locator("#report-latency .waterfall").first.wait_for()
+    assert page.locator("#report-latency .tick").count() >= 2
+    for width in WIDTHS:
+        assert_labels_fit(page, WATERFALL_LABELS, "waterfall", width)
+        page.locator("#report-latency").screenshot(path=str(SHOTS / f"waterfall-box-{width}.png"))
+        # Every bar stays inside its track, the axis included.
+        outside = page.evaluate(
+            """() => [...document.querySelectorAll('.bar, .tick')].filter((n) => {
+                const track = n.closest('.bar-track').getBoundingClientRect();
+                const r = n.getBoundingClientRect();
+                return r.left < track.left - 1 || r.right > track.right + 24;
+              }).length"""
+        )
+        assert outside == 0
+
+
+# What the say box said after each socket message, read by the page itself (no timing race).
+RECORD_SAY_BOX = """
+window.sayBox = [];
+document.addEventListener("htmx:wsAfterMessage", () => setTimeout(() => {
+  const state = document.getElementById("agent-state");
+  const box = document.getElementById("say-text");
+  if (!state || !box) return;
+  window.sayBox.push([state.dataset.speaking, box.dataset.bargeIn, box.placeholder]);
+}, 0));
+"""
+
+
+def test_a_call_that_simply_ended_ends_calmly(browser_page, lab_server):
+    page = browser_page
+    page.add_init_script(RECORD_SAY_BOX)
+    page.goto(lab_server + "/")
+    page.locator("#scenario-correction").get_by_role("button", name="Start run").click()
+    page.wait_for_url("**/runs/*/")
+    page.locator("#transcript .turn.agent").first.wait_for()
+    page.get_by_role("button", name="Play the scripted caller").click()
+    page.locator('#controls[data-role="ended"]').wait_for()
+    page.locator('#run[data-ended="true"]').wait_for()
+    assert page.locator('#verdict[data-final="true"]').get_attribute("data-verdict") == "PASS"
+    # While the agent spoke, the say box said a line would interrupt it; when it listened, not.
+    said = page.evaluate("window.sayBox")
+    assert all(speaking == barge for speaking, barge, _ in said)
+    assert any(s == "true" and "interrupts" in text for s, _, text in said)
+    assert any(s == "false" and "interrupts" not in text for s, _, text in said)
+    assert page.locator("#agent-state").is_hidden()
+    assert page.locator("#notice").inner_text().strip() == ""
+    assert page.locator("#controls").inner_text().strip() == "This run has ended. Start another."
+    # A reload shows the same ended state.
+    page.reload()
+    assert page.locator("#controls").inner_text().strip() == "This run has ended. Start another."
+    assert page.locator("#agent-state").count() == 0
+    assert page.locator("#call-start, #say-text").count() == 0
