@@ -66,5 +66,13 @@ def console_tenants(user: Any) -> list[ConsoleTenant]:
     ]
 
 
+def console_preload(request: HttpRequest) -> None:
+    """Read the console on this thread, for a page an async view renders off the database's."""
+    request.console_tenants = console_tenants(getattr(request, "user", None))  # type: ignore[attr-defined]
+
+
 def console(request: HttpRequest) -> dict[str, list[ConsoleTenant]]:
+    preloaded = getattr(request, "console_tenants", None)
+    if preloaded is not None:
+        return {"console_tenants": preloaded}
     return {"console_tenants": console_tenants(getattr(request, "user", None))}

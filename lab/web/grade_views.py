@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from lab.accounts.access import role_in
+from lab.accounts.console import console_preload
 from lab.accounts.models import Membership
 from lab.accounts.roles import Role, can_act
 from lab.audit.importing import (
@@ -239,6 +240,7 @@ async def grade_page(request: HttpRequest) -> HttpResponse:
     # Who is asking and where they may store, read on the database's own thread: the page
     # renders off it, with the user already loaded.
     choices = await sync_to_async(_choices)(request.user)
+    await sync_to_async(console_preload)(request)
     page = partial(sync_to_async(_page, thread_sensitive=False), request, choices=choices)
     if request.method == "GET":
         return await page()

@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
+from lab.accounts.console import console_preload
 from lab.evaluation.evaluator import evaluate
 from lab.events.models import Run
 from lab.events.types import Event
@@ -190,6 +191,7 @@ async def report_create(request: HttpRequest) -> HttpResponse:
         raw=upload.raw, filename=upload.filename, verification=verification
     )
     pinned = await sync_to_async(_pinned_names)(request)
+    await sync_to_async(console_preload)(request)
     return await sync_to_async(_result, thread_sensitive=False)(
         request,
         verification,
@@ -210,6 +212,7 @@ async def report_page(request: HttpRequest, report_id: str) -> HttpResponse:
     except VerifierBusy as error:
         return _busy(error)
     pinned = await sync_to_async(_pinned_names)(request)
+    await sync_to_async(console_preload)(request)
     return await sync_to_async(_result, thread_sensitive=False)(
         request, verification, filename=stored.filename, stored=stored, pinned=pinned
     )
