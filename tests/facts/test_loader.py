@@ -82,10 +82,12 @@ def test_hours_that_close_before_they_open_are_refused_with_the_day():
     assert "closes at 10:00" in error.message
 
 
-def test_an_unknown_capability_is_refused_with_its_index():
+def test_a_capability_the_business_names_in_its_own_words_is_accepted():
     data = demo()
-    data["capabilities"]["cannot"].append("teleport")
-    assert refused(data).path == "capabilities.cannot[8]"
+    data["capabilities"]["cannot"].append("send_sms_reminders")
+    assert parse_constraints(data).capabilities.cannot[-1] == "send_sms_reminders"
+    data["capabilities"]["cannot"].append("")
+    assert refused(data).path == "capabilities.cannot[9]"
 
 
 def test_a_promotion_for_an_unknown_service_is_refused():
@@ -169,7 +171,15 @@ def test_seed_prices_in_dollars_and_cents_convert_exactly():
         (lambda d: d["hours"].update({"someday": "08:00-10:00"}), "hours.someday"),
         (lambda d: d["hours"].update({"sat": "15:00-09:00"}), "hours.sat"),
         (lambda d: d["hours"].update({"weekends": "closed"}), "hours.weekends"),
-        (lambda d: d["capabilities"].append("fly"), "capabilities[3]"),
+        (lambda d: d["capabilities"].append(""), "capabilities[3]"),
+        (lambda d: d["capabilities"].append(7), "capabilities[3]"),
+        (lambda d: d.update({"promotions": [{"percent": 10}]}), "promotions[0].percent"),
+        (lambda d: d.update({"promotions": [12]}), "promotions[0]"),
+        (
+            lambda d: d.update({"promotions": [{"percent_off": 10, "service": "x"}]}),
+            "promotions[0].service",
+        ),
+        (lambda d: d["policies"].update({"deposit": ""}), "policies.deposit"),
         (lambda d: d["price_list"][1].update({"price_usd": "lots"}), "price_list[1].price_usd"),
         (lambda d: d["price_list"][1].update({"price_usd": 1.005}), "price_list[1].price_usd"),
         (lambda d: d.update({"price_list": []}), "price_list"),
