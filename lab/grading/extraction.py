@@ -12,12 +12,13 @@ from dataclasses import replace
 from functools import lru_cache
 
 from lab.agent.numbers import Reading, Token, tokenize
-from lab.facts.schema import Service
+from lab.facts.schema import ConstraintList, Promotion, Service
 from lab.grading import phrases as ph
 from lab.grading.claims import (
     AvailabilityClaim,
     Claim,
     Context,
+    DiscountClaim,
     HoursClaim,
     LooseClaim,
     PercentClaim,
@@ -25,34 +26,46 @@ from lab.grading.claims import (
     PolicyFeature,
     PriceClaim,
     PromoClaim,
+    RangeClaim,
 )
 from lab.grading.lexicon import Clock, Duration, Values, read_values
+from lab.grading.named import NamedPolicyClaim, find_policy
 from lab.grading.phrases import PolicyTopic, normal
+from lab.grading.prices import PRICE_CUE, read_prices
 from lab.grading.promises import capability_claims, policy_claims
 from lab.grading.schema import Category, Verdict
+from lab.grading.sentences import FILLER
 from lab.grading.timing import availability_claims, hours_claims
+from lab.grading.unchecked import UNCHECKED, uncovered
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$(\[])|\n+")
 _FREE_SLOT = re.compile(r"\b(?:is|are)\s+(?:still\s+)?free\b")
-_CLAUSE = re.compile(r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas)\s+")
+_CLAUSE = re.compile(
+    r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas)\s+"
+    r"|\s+and\s+(?=(?:we|we'll|we're|we've|you'll|i'll|i've|they|our|there's|it'll)\b)"
+)
 # Reference and receipt codes such as R-7CD40D35 mix capitals and digits; their digits are no
 # amount or time ("9:30AM"-style clock tokens are left alone).
 _CODE = re.compile(
     r"\b(?:[A-Z]{1,4}-)?(?![0-9]+(?:AM|PM)\b)(?=[A-Z0-9]{5,}\b)(?=[A-Z0-9]*[0-9])"
-    r"(?=[A-Z0-9]*[A-Z])[A-Z0-9]+\b"
+    r"(?=[A-Z0-9]*[A-Z])[A-Z0-9]+\b|\b[A-Za-z]{1,4}-\d{2,}\b"
 )
+_CALLER_DIGITS = re.compile(r"(?<![$\d.,])\d{3,}(?![\d.,]\d)")
+_OFF = frozenset({"off", "discount", "cheaper", "less", "rebate", "credit"})
+_SAVE = frozenset({"save", "saves", "saving", "knock", "knocks"})
 
 
-def extract(utterance: str, caller_turn: str | None, services: tuple[Service, ...]) -> list[Claim]:
+def extract(utterance: str, caller_turn: str | None, facts: ConstraintList) -> list[Claim]:
     """Every claim in the utterance, in the order said."""
+    services = facts.services
     caller = _context(caller_turn or "", services)
     claims: list[Claim] = []
     named: list[str] = []
     for number, sentence in enumerate(s for s in _SENTENCE.split(utterance.strip()) if s.strip()):
         context = replace(caller, services=(*named, *caller.services))
-        found, mentioned = _sentence(sentence, context, services)
-        if number == 0 and not found and caller_turn:
-            found = _answer(sentence, caller_turn, services)
+        found, mentioned = _sentence(sentence, context, facts)
+        if number == 0 and caller_turn and _bare_answer(found):
+            found = _answer(sentence, caller_turn, facts) or found
         claims += found
         named = [*mentioned, *named]
     return claims
@@ -65,11 +78,18 @@ def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
         services=tuple(service for service, _ in reversed(_mentions(lower, services))),
         days=tuple(day for reading in values.days for day in reading.value),
         asks_hours=bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower),
+        asks_price=bool(PRICE_CUE.search(lower)),
+        identifiers=tuple(_CALLER_DIGITS.findall(caller_turn)),
         topics=tuple(name for name, pattern in ph.TOPICS if pattern.search(lower)),
     )
 
 
-def _answer(sentence: str, caller_turn: str, services: tuple[Service, ...]) -> list[Claim]:
+def _bare_answer(found: list[Claim]) -> bool:
+    """Nothing but the fail-closed flag of an unchecked clause: a "yes" may still claim the ask."""
+    return all(isinstance(c, LooseClaim) and c.reason == UNCHECKED for c in found)
+
+
+def _answer(sentence: str, caller_turn: str, facts: ConstraintList) -> list[Claim]:
     """What a bare "yes" or "no" claims: the caller's question, affirmed or denied."""
     lower = normal(sentence.strip())
     question = normal(caller_turn.strip())
@@ -78,22 +98,26 @@ def _answer(sentence: str, caller_turn: str, services: tuple[Service, ...]) -> l
     affirmed = bool(ph.AFFIRM.search(lower))
     if ph.DECLINE.search(lower) or not (affirmed or ph.DENY.search(lower)):
         return []
-    asked, _ = _sentence(caller_turn, Context(), services)
+    asked, _ = _sentence(caller_turn, Context(caller=True), facts)
+    asked = [claim for claim in asked if not isinstance(claim, LooseClaim)]
     answered: list[Claim] = []
     for claim in asked:
         if affirmed:
             answered.append(claim)
         elif isinstance(claim, HoursClaim) and not (claim.opens or claim.closes or claim.within):
             answered.append(replace(claim, closed=not claim.closed))
+        elif isinstance(claim, NamedPolicyClaim):
+            answered.append(replace(claim, denied=True))
         elif isinstance(claim, PolicyClaim) and claim.feature in ("allowed", "refused"):
             feature: PolicyFeature = "refused" if claim.feature == "allowed" else "allowed"
             answered.append(replace(claim, feature=feature))
     heard = f"{sentence.strip()} (to: {caller_turn.strip()})"
-    return [replace(claim, heard=heard) for claim in answered]
+    # A named policy is checked on the words of the question it answers, so those stay its own.
+    return [c if isinstance(c, NamedPolicyClaim) else replace(c, heard=heard) for c in answered]
 
 
 def _sentence(
-    sentence: str, context: Context, services: tuple[Service, ...]
+    sentence: str, context: Context, facts: ConstraintList
 ) -> tuple[list[Claim], list[str]]:
     """The claims of one sentence, and the services it names (latest first)."""
     claims: list[Claim] = []
@@ -102,7 +126,7 @@ def _sentence(
     for clause in (c for c in _CLAUSE.split(sentence) if c.strip()):
         local = replace(context, services=(*named, *context.services))
         # A clause takes its topic from those before it ("..., but after that it's $15").
-        found, mentioned = _clause(clause, before, local, services)
+        found, mentioned = _clause(clause, before, local, facts)
         before += " " + normal(clause)
         claims += found
         named = [*mentioned, *named]
@@ -110,8 +134,9 @@ def _sentence(
 
 
 def _clause(
-    clause: str, before: str, context: Context, services: tuple[Service, ...]
+    clause: str, before: str, context: Context, facts: ConstraintList
 ) -> tuple[list[Claim], list[str]]:
+    services = facts.services
     lower = normal(clause)
     topics = [name for name, pattern in ph.TOPICS if pattern.search(lower)]
     topics = topics or [name for name, pattern in ph.TOPICS if pattern.search(before)]
@@ -126,26 +151,93 @@ def _clause(
     timely = hours_here or hours_before or available or context.asks_hours
     uncoded = _CODE.sub(" ", clause)
     spoken = tokenize(uncoded)
-    values = read_values(uncoded, skip=_identifiers(spoken.tokens), timely=timely)
-    claims = capability_claims(clause, lower)
+    skip = _identifiers(spoken.tokens, context.identifiers)
+    values = read_values(uncoded, skip=skip, timely=timely)
+    claims = capability_claims(clause, normal(re.sub(r"\s+", " ", uncoded)))
+    named = _named_policy(lower, facts, bool(mentions), context.caller)
+    if named is not None and not (topics and ph.REFUND.search(named.replace("_", " "))):
+        # The policy's own words carry its values; the typed topics would misread them.
+        claims.append(NamedPolicyClaim(clause.strip(), named))
+        for found in (values.amounts, values.percents, values.durations, values.numbers):
+            found.clear()
+        topics = []
     claims += policy_claims(lower, topics, values, mentions)
+    if named is not None:
+        claims = [c for c in claims if not (isinstance(c, PolicyClaim) and c.topic == "other")]
+    priced = bool(PRICE_CUE.search(lower) or mentions or context.asks_price) and not topics
+    ranges = read_prices(values, priced)
+    claims += _discounts(values)
     timed = bool(values.times or values.days)
     is_hours = hours_here or ((hours_before or context.asks_hours) and timed and not available)
     if is_hours:
         claims += hours_claims(clause, lower, values, context)
     elif available and (timed or ph.NO_AVAILABILITY.search(lower)):
         claims += availability_claims(clause, lower, values)
-    claims += _prices(lower, topics, values, mentions, context)
+    claims += [
+        RangeClaim(r.heard, r.low, r.high, _service_at(r.first, mentions, context)) for r in ranges
+    ]
+    claims += _prices(lower, topics, values, mentions, context, _promo_words(facts.promotions))
     claims += _promotions(clause, lower, values)
+    if ph.ABOUT_TO_CHECK.search(lower.strip()):
+        claims = [c for c in claims if not (isinstance(c, AvailabilityClaim) and c.cents)]
     claims += _leftovers(values, topics, is_hours, available and timed)
     if not claims:
-        claims += _uncovered(clause, lower)
+        claims += uncovered(clause, lower, facts)
     return claims, [service for service, _ in reversed(mentions)]
 
 
-def _identifiers(tokens: tuple[Token, ...]) -> set[int]:
+def _named_policy(lower: str, facts: ConstraintList, mentions: bool, caller: bool) -> str | None:
+    """The named policy a clause speaks of; a question back or filler words name none."""
+    text = lower.strip()
+    if not caller and (text.endswith("?") or ph.QUESTION_START.search(text)):
+        return None
+    lead = FILLER.search(text)
+    found = find_policy(text[lead.end() :] if lead else text, facts.policies.other)
+    # Beside a service ("the ceramic coating has a warranty"), only the policy's name counts.
+    if found is None or (mentions and not found[1]):
+        return None
+    return found[0]
+
+
+def _discounts(values: Values) -> list[Claim]:
+    """ "$20 off": an amount off is a promotion's, never a price."""
+    tokens = values.spoken.tokens
+    found: list[Claim] = []
+    for amount in list(values.amounts):
+        saved = amount.first > 0 and tokens[amount.first - 1].text in _SAVE
+        if saved or (amount.end < len(tokens) and tokens[amount.end].text in _OFF):
+            end = min(amount.end + 1, len(tokens))
+            heard = values.spoken.fragment(amount.first - saved, end)
+            found.append(DiscountClaim(heard, amount.value))
+            values.amounts.remove(amount)
+    return found
+
+
+def _service_at(at: int, mentions: list[tuple[str, int]], context: Context) -> str | None:
+    if mentions:
+        return mentions[0][0]
+    return context.services[0] if context.services else None
+
+
+@lru_cache(maxsize=64)
+def _promo_words(promotions: tuple[Promotion, ...]) -> tuple[str, ...]:
+    """Words that name a listed promotion: its keywords, or its description's and eligibility's."""
+    words: list[str] = []
+    for promotion in promotions:
+        if promotion.keywords:
+            words += [k.lower() for k in promotion.keywords]
+            continue
+        text = f"{promotion.description} {promotion.eligibility or ''} {promotion.id}".lower()
+        words += [w for w in re.findall(r"[a-z]+", text) if len(w) > 5 and w not in _GENERIC]
+    return tuple(dict.fromkeys(words))
+
+
+_GENERIC = frozenset({"promo", "promotion", "customers", "service", "services", "discount"})
+
+
+def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[int]:
     """Tokens that name an order or a reference, which are identifiers, not claims."""
-    skip: set[int] = set()
+    skip: set[int] = {i for i, token in enumerate(tokens) if token.text in said}
     for index, token in enumerate(tokens):
         if token.text in ph.IDENTIFIER_CUES or (token.text == "number" and index > 0):
             for follower in range(index + 1, min(index + 6, len(tokens))):
@@ -181,10 +273,11 @@ def _prices(
     values: Values,
     mentions: list[tuple[str, int]],
     context: Context,
+    promo_words: tuple[str, ...] = (),
 ) -> list[Claim]:
     claims: list[Claim] = []
     approximate = bool(ph.HEDGE.search(lower))
-    discounted = bool(ph.PROMO.search(lower)) or "student" in lower
+    discounted = bool(ph.PROMO.search(lower)) or any(word in lower for word in promo_words)
     amounts = sorted(values.amounts, key=lambda reading: reading.first)
     values.amounts.clear()
     for number, amount in enumerate(amounts):
@@ -257,14 +350,3 @@ def _leftovers(
         LooseClaim(r.heard, category, Verdict.LLM_FLAGGED, f'"{r.heard}" is not on the list')
         for r in sorted(readings, key=lambda reading: reading.first)
     ]
-
-
-def _uncovered(clause: str, lower: str) -> list[Claim]:
-    """A statement about the business on a subject the list does not cover."""
-    text = lower.strip()
-    if text.endswith("?") or ph.QUESTION_START.search(text) or ph.DECLINE.search(text):
-        return []
-    if ph.UNKNOWN.search(text) or ph.HANDOFF.search(text) or not ph.BUSINESS_FACT.search(text):
-        return []
-    reason = "a fact about the business the constraint list does not cover"
-    return [LooseClaim(clause.strip(), Category.CAPABILITY, Verdict.OUT_OF_SCOPE, reason)]
