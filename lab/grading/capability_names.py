@@ -46,4 +46,10 @@ def names_capability(name: str, claim: CapabilityClaim) -> bool:
     for name_words, said in ((_CHANNELS["email"], "mail"), (_CHANNELS["text"], "text|sms|messag")):
         if re.search(said, heard) and words & (_CHANNELS["text"] | _CHANNELS["email"]):
             return bool(words & name_words)
+    objects = {w.rstrip("s") for w in words} - {"send", "sending"}
+    # "I've sent your notes to your doctor" is no confirmation: a send must name what is sent.
+    if claim.capability is Capability.SEND_CONFIRMATION and not any(
+        re.search(rf"\b{re.escape(o)}", heard) for o in objects | {"text", "sms", "mail"}
+    ):
+        return bool(re.search(r"\b(?:it|that|this|them)\b", heard))
     return True

@@ -31,7 +31,7 @@ from lab.grading.schema import Category, ClaimFinding, Observed, Verdict
 from lab.grading.time_checks import check_availability, check_hours
 
 # An approximate price within this share of the listed one is a rounding for a human to judge.
-APPROXIMATE_SHARE = 0.05
+APPROXIMATE_SHARE = 0.1
 
 
 def check(claim: Claim, facts: ConstraintList, observed: Observed) -> ClaimFinding:
@@ -104,6 +104,10 @@ def _price(claim: PriceClaim, facts: ConstraintList) -> ClaimFinding:
         if matching:
             why = f"{said} is the listed price of the {matching[0].name}."
             return judge(Verdict.SUPPORTED, why, 0.7, refs=(matching[0].id,))
+        if claim.approximate:
+            # "Most people spend about $200": a hedged sum no service is named for.
+            why = f"An approximate {said} pricing no listed service; a human should judge it."
+            return judge(Verdict.LLM_FLAGGED, why, 0.5)
         return judge(Verdict.UNSUPPORTED, f"No service on the price list costs {said}.", 0.85)
     service = facts.service(claim.service)
     judge = Judge(f"{service.name} price {said}", Category.PRICE, (service.id,))
@@ -138,8 +142,13 @@ def _promotion(claim: PercentClaim | PromoClaim, facts: ConstraintList) -> Claim
             return judge(Verdict.SUPPORTED, why, 0.85, refs=(matching[0].id,))
         return judge(Verdict.UNSUPPORTED, f"No current promotion gives {claim.percent}% off.", 0.9)
     judge = Judge(claim.heard, Category.PRICE, refs)
-    heard = claim.heard.lower()
-    named = [p for p in facts.promotions if any(k in heard for k in _keywords(p))]
+    heard = re.findall(r"[a-z]+", claim.heard.lower())
+    # "referral" names "Refer a friend": words match on their first five letters.
+    named = [
+        p
+        for p in facts.promotions
+        if any(w.startswith(k[:5]) for k in _keywords(p) for w in heard if len(w) >= len(k[:5]))
+    ]
     if named:
         why = f"Refers to the promotion {named[0].id}."
         return judge(Verdict.SUPPORTED, why, 0.7, refs=(named[0].id,))
@@ -149,7 +158,11 @@ def _promotion(claim: PercentClaim | PromoClaim, facts: ConstraintList) -> Claim
 def _keywords(promotion: Promotion) -> tuple[str, ...]:
     if promotion.keywords:
         return tuple(k.lower() for k in promotion.keywords)
-    return tuple(w for w in re.findall(r"[a-z]+", promotion.description.lower()) if len(w) > 5)
+    text = f"{promotion.description} {promotion.eligibility or ''} {promotion.id}".lower()
+    return tuple(w for w in re.findall(r"[a-z]+", text) if len(w) > 4 and w not in _NOT_NAMES)
+
+
+_NOT_NAMES = frozenset({"promo", "customers", "service", "services", "offer", "first", "every"})
 
 
 def _capability(claim: CapabilityClaim, facts: ConstraintList) -> ClaimFinding:

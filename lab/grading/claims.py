@@ -135,6 +135,7 @@ class Context:
     days: tuple[Weekday, ...] = ()
     asks_hours: bool = False
     asks_price: bool = False
+    asks_close: bool = False  # "when do you close?": a bare time answers with the closing time
     # Digit strings the caller said (an order or reference number): identifiers, never prices.
     identifiers: tuple[str, ...] = ()
     topics: tuple[PolicyTopic, ...] = ()

@@ -9,10 +9,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import replace
-from functools import lru_cache
 
 from lab.agent.numbers import Reading, Token, tokenize
-from lab.facts.schema import ConstraintList, Promotion, Service
+from lab.facts.schema import ConstraintList, Service
 from lab.grading import phrases as ph
 from lab.grading.claims import (
     AvailabilityClaim,
@@ -29,12 +28,14 @@ from lab.grading.claims import (
     RangeClaim,
 )
 from lab.grading.lexicon import Clock, Duration, Values, read_values
+from lab.grading.mentions import mentions as find_mentions
+from lab.grading.mentions import promo_words
 from lab.grading.named import NamedPolicyClaim, find_policy
 from lab.grading.phrases import PolicyTopic, normal
 from lab.grading.prices import PRICE_CUE, read_prices
 from lab.grading.promises import capability_claims, policy_claims
 from lab.grading.schema import Category, Verdict
-from lab.grading.sentences import FILLER
+from lab.grading.sentences import FILLER, GREETING
 from lab.grading.timing import availability_claims, hours_claims
 from lab.grading.unchecked import UNCHECKED, uncovered
 
@@ -51,7 +52,11 @@ _CODE = re.compile(
     r"(?=[A-Z0-9]*[A-Z])[A-Z0-9]+\b|\b[A-Za-z]{1,4}-\d{2,}\b"
 )
 _CALLER_DIGITS = re.compile(r"(?<![$\d.,])\d{3,}(?![\d.,]\d)")
+_ASKS_CLOSE = re.compile(r"\b(?:close|closes|closing|shut|until\s+when|open\s+until)\b")
+_FREE_NOUN = re.compile(r"\s+(?!of\b|for\b|with\b|too\b|if\b|when\b|as\b|to\b|and\b|on\b)[a-z]")
+_OFFER = re.compile(r"\b(?:offer|discount|deal|special|saving|savings)\b")
 _OFF = frozenset({"off", "discount", "cheaper", "less", "rebate", "credit"})
+_DISCOUNT_IS = re.compile(r"\b(?:discount|saving|savings)\s+(?:is|of|comes\s+to)\s+$")
 _SAVE = frozenset({"save", "saves", "saving", "knock", "knocks"})
 
 
@@ -75,10 +80,11 @@ def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
     lower = normal(caller_turn)
     values = read_values(caller_turn)
     return Context(
-        services=tuple(service for service, _ in reversed(_mentions(lower, services))),
+        services=tuple(service for service, _ in reversed(find_mentions(lower, services))),
         days=tuple(day for reading in values.days for day in reading.value),
         asks_hours=bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower),
         asks_price=bool(PRICE_CUE.search(lower)),
+        asks_close=bool(_ASKS_CLOSE.search(lower)),
         identifiers=tuple(_CALLER_DIGITS.findall(caller_turn)),
         topics=tuple(name for name, pattern in ph.TOPICS if pattern.search(lower)),
     )
@@ -142,7 +148,7 @@ def _clause(
     topics = topics or [name for name, pattern in ph.TOPICS if pattern.search(before)]
     hours_here = bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower)
     hours_before = bool(ph.HOURS.search(before)) and not ph.SLOT_OPENING.search(before)
-    mentions = _mentions(lower, services)
+    mentions = find_mentions(lower, services)
     # A clause that names a service talks price, whatever policy the caller asked about.
     topics = topics or ([] if mentions else list(context.topics))
     # "Wednesday at 4 PM is free" offers a slot; "flat repairs are free" prices a service.
@@ -154,7 +160,14 @@ def _clause(
     skip = _identifiers(spoken.tokens, context.identifiers)
     values = read_values(uncoded, skip=skip, timely=timely)
     claims = capability_claims(clause, normal(re.sub(r"\s+", " ", uncoded)))
-    named = _named_policy(lower, facts, bool(mentions), context.caller)
+    listed_promo = any(word in lower for word in promo_words(facts.promotions, facts.services))
+    # Beside an amount, a typed topic or a promotion, only a policy's name names it; beside a
+    # service and an amount, the clause prices the service.
+    strict = bool(mentions or values.amounts or values.percents or topics)
+    priced_service = bool(mentions and values.amounts)
+    named = None
+    if not (ph.PROMO.search(lower) or _OFFER.search(lower) or priced_service):
+        named = _named_policy(lower, facts, strict or listed_promo, context.caller)
     if named is not None and not (topics and ph.REFUND.search(named.replace("_", " "))):
         # The policy's own words carry its values; the typed topics would misread them.
         claims.append(NamedPolicyClaim(clause.strip(), named))
@@ -176,8 +189,12 @@ def _clause(
     claims += [
         RangeClaim(r.heard, r.low, r.high, _service_at(r.first, mentions, context)) for r in ranges
     ]
-    claims += _prices(lower, topics, values, mentions, context, _promo_words(facts.promotions))
+    claims += _prices(
+        lower, topics, values, mentions, context, promo_words(facts.promotions, facts.services)
+    )
     claims += _promotions(clause, lower, values)
+    if listed_promo and not claims and _OFFER.search(lower):
+        claims.append(PromoClaim(clause.strip()))
     if ph.ABOUT_TO_CHECK.search(lower.strip()):
         claims = [c for c in claims if not (isinstance(c, AvailabilityClaim) and c.cents)]
     claims += _leftovers(values, topics, is_hours, available and timed)
@@ -186,15 +203,16 @@ def _clause(
     return claims, [service for service, _ in reversed(mentions)]
 
 
-def _named_policy(lower: str, facts: ConstraintList, mentions: bool, caller: bool) -> str | None:
+def _named_policy(lower: str, facts: ConstraintList, strict: bool, caller: bool) -> str | None:
     """The named policy a clause speaks of; a question back or filler words name none."""
     text = lower.strip()
     if not caller and (text.endswith("?") or ph.QUESTION_START.search(text)):
         return None
-    lead = FILLER.search(text)
-    found = find_policy(text[lead.end() :] if lead else text, facts.policies.other)
-    # Beside a service ("the ceramic coating has a warranty"), only the policy's name counts.
-    if found is None or (mentions and not found[1]):
+    for lead in (FILLER.search(text), GREETING.search(text)):
+        if lead:
+            text = text[lead.end() :]
+    found = find_policy(text, facts.policies.other)
+    if found is None or (strict and not found[1]):
         return None
     return found[0]
 
@@ -204,7 +222,14 @@ def _discounts(values: Values) -> list[Claim]:
     tokens = values.spoken.tokens
     found: list[Claim] = []
     for amount in list(values.amounts):
+        before = values.spoken.text[: tokens[amount.first].start].lower()
         saved = amount.first > 0 and tokens[amount.first - 1].text in _SAVE
+        # "the referral discount is ten dollars": the amount is the discount's.
+        named_off = bool(_DISCOUNT_IS.search(before))
+        if named_off and not saved:
+            found.append(DiscountClaim(amount.heard, amount.value))
+            values.amounts.remove(amount)
+            continue
         if saved or (amount.end < len(tokens) and tokens[amount.end].text in _OFF):
             end = min(amount.end + 1, len(tokens))
             heard = values.spoken.fragment(amount.first - saved, end)
@@ -219,22 +244,6 @@ def _service_at(at: int, mentions: list[tuple[str, int]], context: Context) -> s
     return context.services[0] if context.services else None
 
 
-@lru_cache(maxsize=64)
-def _promo_words(promotions: tuple[Promotion, ...]) -> tuple[str, ...]:
-    """Words that name a listed promotion: its keywords, or its description's and eligibility's."""
-    words: list[str] = []
-    for promotion in promotions:
-        if promotion.keywords:
-            words += [k.lower() for k in promotion.keywords]
-            continue
-        text = f"{promotion.description} {promotion.eligibility or ''} {promotion.id}".lower()
-        words += [w for w in re.findall(r"[a-z]+", text) if len(w) > 5 and w not in _GENERIC]
-    return tuple(dict.fromkeys(words))
-
-
-_GENERIC = frozenset({"promo", "promotion", "customers", "service", "services", "discount"})
-
-
 def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[int]:
     """Tokens that name an order or a reference, which are identifiers, not claims."""
     skip: set[int] = {i for i, token in enumerate(tokens) if token.text in said}
@@ -245,26 +254,6 @@ def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[i
                 if tokens[follower].pause_after:
                     break
     return skip
-
-
-@lru_cache(maxsize=64)
-def _service_patterns(services: tuple[Service, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    patterns = []
-    for service in services:
-        for name in sorted({service.name, *service.aliases}, key=len, reverse=True):
-            words = r"[\s-]+".join(re.escape(word) for word in re.split(r"[\s-]+", name.lower()))
-            patterns.append((service.id, re.compile(rf"\b{words}(?:s|es)?\b")))
-    return tuple(patterns)
-
-
-def _mentions(lower: str, services: tuple[Service, ...]) -> list[tuple[str, int]]:
-    """Services named in lower, by position; the longest name wins where names overlap."""
-    taken: list[tuple[int, int, str]] = []
-    for service_id, pattern in _service_patterns(services):
-        for match in pattern.finditer(lower):
-            if all(match.end() <= start or match.start() >= end for start, end, _ in taken):
-                taken.append((match.start(), match.end(), service_id))
-    return [(service_id, start) for start, _, service_id in sorted(taken)]
 
 
 def _prices(
@@ -290,7 +279,11 @@ def _prices(
         else:
             service = _service_for(amount, number, amounts, values, mentions, context)
             claims.append(PriceClaim(amount.heard, amount.value, service, approximate, discounted))
-    if not amounts and not topics and mentions and (match := ph.FREE.search(lower)):
+    match = ph.FREE.search(lower)
+    # "a massage is free" prices it; "includes a free upgrade" prices the upgrade.
+    if match and _FREE_NOUN.match(lower, match.end()):
+        match = None
+    if not amounts and not topics and mentions and match:
         claims.append(PriceClaim(match.group(), 0, mentions[0][0], False, discounted))
     return claims
 

@@ -13,86 +13,27 @@ from dataclasses import dataclass
 
 from lab.grading.lexicon import read_values
 
+_ANSWER_WORD = re.compile(r"^\s*(?:yes|yeah|yep|no|nope)\b[\s,.!]*")
+_NO_SHOW = re.compile(r"\bno\s+shows?\b")
 _WORD = re.compile(r"[a-z0-9$%]+(?:'[a-z]+)?")
 _STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "of",
-        "to",
-        "for",
-        "on",
-        "in",
-        "at",
-        "by",
-        "is",
-        "are",
-        "be",
-        "been",
-        "it",
-        "its",
-        "it's",
-        "we",
-        "we're",
-        "we'll",
-        "our",
-        "you",
-        "your",
-        "you're",
-        "you'll",
-        "i",
-        "i'm",
-        "i'll",
-        "this",
-        "that",
-        "these",
-        "those",
-        "with",
-        "as",
-        "from",
-        "up",
-        "so",
-        "do",
-        "does",
-        "can",
-        "will",
-        "just",
-        "also",
-        "any",
-        "all",
-        "there",
-        "there's",
-        "here",
-        "per",
-        "each",
-        "policy",
-        "yes",
-        "sure",
-        "course",
-    ]
+    {"a", "an", "the", "and", "or", "of", "to", "for", "on", "in", "at", "by", "is", "are", "be"}
+    | {"been", "it", "its", "it's", "we", "we're", "we'll", "our", "you", "your", "you're", "if"}
+    | {"you'll", "i", "i'm", "i'll", "this", "that", "these", "those", "with", "as", "from", "up"}
+    | {"so", "do", "does", "can", "will", "just", "also", "any", "there", "there's", "here", "per"}
+    | {"each", "policy", "yes", "sure", "course", "us", "you'd", "we've", "it'll", "would"}
+    | {"afraid", "sorry", "unfortunately", "actually", "really", "just", "please", "okay"}
 )
 _NEGATORS = frozenset(
-    [
-        "no",
-        "not",
-        "non",
-        "never",
-        "without",
-        "don't",
-        "doesn't",
-        "can't",
-        "cannot",
-        "won't",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "nor",
-        "neither",
-        "unable",
-    ]
+    {"no", "not", "non", "never", "without", "don't", "doesn't", "can't", "cannot", "won't"}
+    | {"isn't", "aren't", "wasn't", "nor", "neither", "unable"}
+)
+# Verbs whose negation belongs to their object: "we don't take cash" denies cash, not taking.
+_VERB_CONCEPTS = frozenset({"accept", "need"})
+# Concepts that make a clause about a policy when a value word alone names it ("we take checks").
+_POLICY_CUES = frozenset(
+    {"accept", "fee", "payment", "need", "later", "now", "free", "refundable", "insurance"}
+    | {"warranty", "deposit", "parking", "cash", "card", "check", "allowed", "policy"}
 )
 # Words that mean one thing for matching ("cards" and "card", "insured" and "insurance").
 _CONCEPT = {
@@ -177,8 +118,23 @@ _CONCEPT = {
     "appointments": "visit",
     "appointment": "visit",
 }
+_CONCEPT |= {
+    "cost": "fee",
+    "costs": "fee",
+    "missed": "miss",
+    "misses": "miss",
+    "missing": "miss",
+    "show": "miss",
+    "needed": "need",
+    "needs": "need",
+    "require": "need",
+    "required": "need",
+    "requires": "need",
+    "necessary": "need",
+    "partial": "half",
+}
 # Concepts that cannot both hold: a claim of one against a policy of the other contradicts it.
-_OPPOSITES = (("now", "later"), ("free", "fee"))
+_OPPOSITES = (("now", "later"), ("free", "fee"), ("free", "payment"), ("full", "half"))
 
 
 @dataclass(frozen=True)
@@ -196,12 +152,15 @@ class Outcome:
 
 def _words(text: str) -> list[tuple[str, bool]]:
     """Content concepts of text, each with whether a negator stands within three words before."""
-    raw = _WORD.findall(text.lower().replace("_", " ").replace("-", " "))
+    raw = [
+        w.removesuffix("'s")
+        for w in _WORD.findall(text.lower().replace("_", " ").replace("-", " "))
+    ]
     found: list[tuple[str, bool]] = []
     for index, word in enumerate(raw):
         if word in _STOP or word in _NEGATORS:
             continue
-        negated = any(w in _NEGATORS for w in raw[max(0, index - 3) : index])
+        negated = any(w in _NEGATORS for w in raw[max(0, index - 4) : index])
         # "only cards" denies everything else, not cards.
         found.append((_CONCEPT.get(word, word.rstrip("s") if len(word) > 4 else word), negated))
     return found
@@ -210,20 +169,22 @@ def _words(text: str) -> list[tuple[str, bool]]:
 def find_policy(lower: str, policies: dict[str, str]) -> tuple[str, bool] | None:
     """The named policy a clause is about, and whether its name (not only its value) was said.
 
-    The name's words weigh double the value's; a value word alone names a policy only when it
-    is specific (not a time or booking word) and no other policy has it.
+    The name's words weigh double the value's, the name written out once more; a single value
+    word names a policy only when it is specific to it and the clause speaks of policy at all.
     """
     said = {word for word, _ in _words(lower)} - _GENERIC
     texts = {
         name: {word for word, _ in _words(f"{name} {text}")} for name, text in policies.items()
     }
+    cued = bool(said & _POLICY_CUES)
     best: tuple[int, str, bool] | None = None
     for name, text in policies.items():
         named = {word for word, _ in _words(name)}
         valued = {word for word, _ in _words(text)} - named - _GENERIC
         own = {w for w in said & valued if len(w) > 4 and sum(w in t for t in texts.values()) == 1}
-        score = 2 * len(said & named) + len(said & valued)
-        found = said & named or len(said & valued) >= 2 or own
+        literal = re.search(rf"\b{re.escape(name.replace('_', ' '))}\b", lower.replace("-", " "))
+        score = 2 * len(said & named) + len(said & valued) + bool(literal)
+        found = said & named or len(said & valued) >= 2 or (own and cued)
         if found and (best is None or score > best[0]):
             best = (score, name, bool(said & named))
     return (best[1], best[2]) if best else None
@@ -242,14 +203,18 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
     policy = dict(_words(text))
     said = [(word, negated != claim.denied) for word, negated in _words(claim.heard)]
     name_words = {word for word, _ in _words(claim.policy)}
+    say = _say(claim.policy)
+    shared = {w for w, _ in said if w in policy}
+    # A verb's polarity is its object's where the object is shared ("no cash" / "don't take cash").
+    compared = shared - _VERB_CONCEPTS if shared - _VERB_CONCEPTS - name_words else shared
     for word, negated in said:
-        if word in policy and policy[word] != negated and word not in name_words:
+        if word in compared and policy[word] != negated:
             side = "not " if policy[word] else ""
-            return Outcome(False, f'the {_say(claim.policy)} policy says {side}"{word}": {text}')
+            return Outcome(False, f'the {say} policy says {side}"{word}": {text}')
     # "insurance: not accepted": an affirmative sentence about it claims it is accepted.
     affirmed = not any(n for _, n in said)
     if policy.get("accept") is True and affirmed and "accept" not in name_words:
-        return Outcome(False, f'the {_say(claim.policy)} policy says not "accept": {text}')
+        return Outcome(False, f'the {say} policy says not "accept": {text}')
     for one, other in _OPPOSITES:
         for mine, theirs in ((one, other), (other, one)):
             if (
@@ -257,15 +222,16 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
                 and theirs in policy
                 and mine not in policy
             ):
-                return Outcome(False, f"the {_say(claim.policy)} policy says {theirs}: {text}")
+                return Outcome(False, f"the {say} policy says {theirs}: {text}")
     values = _compare_values(claim.heard, text)
     if values is not None:
         return values
     agreeing = [w for w, n in said if w in policy and policy[w] == n and w not in name_words]
-    unknown = [w for w, _ in said if w not in policy and w not in name_words]
-    if agreeing and len(unknown) <= 1:
-        return Outcome(True, f"the {_say(claim.policy)} policy says so: {text}")
-    return Outcome(None, f"the {_say(claim.policy)} policy says only: {text}")
+    # Every word the agent adds must be the policy's own, or the words cannot settle it.
+    unknown = [w for w, _ in said if w not in policy and w not in name_words | _VERB_CONCEPTS]
+    if agreeing and not unknown:
+        return Outcome(True, f"the {say} policy says so: {text}")
+    return Outcome(None, f"the {say} policy says only: {text}")
 
 
 def _compare_values(heard: str, text: str) -> Outcome | None:

@@ -177,7 +177,7 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
     (
         Capability.LOOKUP_ORDER_STATUS,
         re.compile(
-            rf"\b(?:status{_}of{_}(?:your|my|the){_}(?:order|repair|bike)|track(?:ing)?{_}"
+            rf"\b(?:status{_}of{_}(?:your|my|the){_}(?:[a-z]+{_})?(?:order|repair|bike|claim|referral)|track(?:ing)?{_}"
             rf"(?:your|my|the){_}(?:order|repair|package|delivery)|where{_}(?:your|my){_}"
             rf"(?:order|bike|repair){_}is|(?:your|the){_}(?:bike|repair|order){_}is{_}"
             rf"(?:ready|done|finished|on{_}its{_}way|being{_}worked))\b"
@@ -201,7 +201,7 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
     (
         Capability.TAKE_PAYMENT,
         re.compile(
-            rf"\b(?:take|process|charge|run)\w*{_}(?:your{_}|a{_}|the{_})(?:card|payment|"
+            rf"\b(?:take|process|charge|run)\w*{_}(?:your{_}|a{_}|the{_})(?:[a-z]+{_})?(?:card|payment|"
             rf"credit{_}card|card{_}details|card{_}number)|pay{_}(?:now{_})?(?:over{_}the{_}phone|"
             rf"by{_}card{_}now)\b"
         ),
@@ -211,12 +211,18 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
         re.compile(
             rf"\b(?:text|email|e{_}mail|send|sent|message)(?:ed|ing)?{_}(?:{_WHO}{_})?"
             rf"(?:a{_}|an{_}|the{_})?(?:confirmation|receipt|reminder|text|email|link|invoice|"
-            rf"details)\b|\b(?:i|i've|i{_}have|i'll|i{_}will|let{_}me|we'll|we've){_}(?:just{_}|also{_})?"
+            rf"details)\b|\b(?:i|i've|i'll|i{_}will|we've|we'll){_}(?:just{_})?(?:sen[dt]|"
+            rf"forward(?:ed)?|fax(?:ed)?|shared?){_}(?:your|those|these){_}[a-z]+{_}to\b|"
+            rf"\b(?:i|i've|i{_}have|i'll|i{_}will|let{_}me|we'll|we've){_}(?:just{_}|also{_})?"
             rf"(?:text|email|e{_}mail|sms|messag)(?:ed|e)?{_}(?:it|that|this|them|{_WHO})\b|"
             rf"\b(?:i|i've|i'll|i{_}will|we'll){_}(?:just{_})?(?:sen[dt]|forward(?:ed)?){_}"
             rf"(?:it|that|this|them){_}(?:over|across|to{_}you)|\byou'll{_}(?:get|receive){_}"
             rf"(?:a|an|the){_}(?:text|email|reminder|confirmation|message|receipt)\b"
         ),
+    ),
+    (
+        Capability.ANSWER_POLICY,
+        re.compile(rf"\b(?:i|we){_}can{_}(?:also{_})?answer{_}(?:any{_}|your{_})?questions\b"),
     ),
     (
         Capability.TAKE_MESSAGE,

@@ -32,7 +32,9 @@ FILLER = re.compile(
     rf"(?:i'm|i{_}am){_}(?:so{_})?sorry|sorry|i{_}apologi[sz]e|that's{_}(?:fine|ok(?:ay)?|"
     rf"all{_}right|great|no{_}problem|understandable)|i{_}can{_}help{_}(?:you{_})?with{_}that|"
     rf"i'd{_}be{_}happy{_}to|that{_}sounds{_}(?:frustrating|stressful|annoying|difficult|great)|"
-    rf"i{_}hear{_}you|good{_}question|thanks{_}for{_}(?:calling|waiting|holding|your{_}patience))\b"
+    rf"i{_}hear{_}you|(?:good|great){_}question|that's{_}a{_}(?:good|great|fair){_}question|"
+    rf"(?:that|it|this|back{_}pain|[a-z]+{_}pain){_}(?:can{_}be|sounds|must{_}be){_}(?:really{_}|so{_})?"
+    rf"(?:tough|hard|painful|frustrating|difficult|stressful)|thanks{_}for{_}(?:calling|waiting|holding|your{_}patience))\b"
 )
 # What the tools did this call, said back ("The system didn't answer in time", "Your reference
 # is R-1234"): the events hold them, and the gate guards every action they report.
@@ -40,7 +42,7 @@ TOOL_STATUS = re.compile(
     rf"\b(?:the{_}system|the{_}lookup|the{_}booking{_}system|our{_}system){_}(?:didn't|did{_}not|"
     rf"isn't|is{_}not|couldn't|failed|timed{_}out|is{_}down|is{_}slow)|^(?:let{_}me{_})?try"
     rf"(?:ing)?{_}(?:again|once{_}more)|something{_}went{_}wrong|^(?:your|the){_}(?:booking{_}|appointment{_}|refund{_})?(?:reference|"
-    rf"confirmation|booking|receipt)(?:{_}(?:number|code))?{_}is\b|^(?:that's|that{_}is|it's)"
+    rf"confirmation|booking|receipt)(?:{_}(?:number|code))?{_}is\b|you're{_}all{_}set\b|^(?:that's|that{_}is|it's)"
     rf"{_}(?:already{_})?(?:done|booked|confirmed)\b"
 )
 # What the lab's gate makes an agent say about the caller's request: no fact about the business.
@@ -54,10 +56,15 @@ ECHO = re.compile(
     rf"^(?:got{_}it|ok(?:ay)?|right|alright|sure|so|yes|yeah),?{_}(?:a|an|that's|that{_}is){_}"
     rf"(?!.*\b(?:we|our|free|guarantee\w*|always|never|included)\b)"
     rf"|^(?:order|reference|booking){_}[\w-]+,?{_}(?:got{_}it|noted)[.!]?$"
+    rf"|^(?:got{_}it|ok(?:ay)?|thanks|right),?{_}(?:[a-z]+{_}){{0,2}}[\w-]*\d[\w-]*[.!]?$"
+    rf"|^(?:got{_}it|ok(?:ay)?|right|sure),?{_}(?:(?:this|next){_})?(?:monday|tuesday|wednesday|"
+    rf"thursday|friday|saturday|sunday|tomorrow|today)(?:{_}(?:morning|afternoon|evening))?[.!]?$"
 )
 # "..., but the shop can": the second half of a hand-off.
 HANDOFF_TAIL = re.compile(
-    rf"^(?:(?:the|our){_}[a-z ]{{2,30}}|someone{_}(?:there|else)){_}(?:can|will|could|would)"
+    rf"\b(?:ask|speak{_}(?:to|with)|talk{_}(?:to|with)|check{_}with|discuss\w*{_}(?:that|this|it)"
+    rf"{_}with){_}(?:the|our|your|a|an|one{_}of{_}our){_}|"
+    rf"^(?:(?:the|our|a|an){_}[a-z ]{{2,30}}|someone{_}(?:there|else)){_}(?:can|will|could|would)"
     rf"(?:{_}help(?:{_}you)?)?[.!]?$|(?:listed|posted){_}on{_}(?:our|the){_}website|"
     rf"(?:check|see|visit){_}(?:our|the){_}website"
 )
