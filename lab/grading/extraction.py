@@ -186,9 +186,7 @@ def _clause(
         claims += hours_claims(clause, lower, values, context)
     elif available and (timed or ph.NO_AVAILABILITY.search(lower)):
         claims += availability_claims(clause, lower, values)
-    claims += [
-        RangeClaim(r.heard, r.low, r.high, _service_at(r.first, mentions, context)) for r in ranges
-    ]
+    claims += [RangeClaim(r.heard, r.low, r.high, _service_at(mentions, context)) for r in ranges]
     claims += _prices(
         lower, topics, values, mentions, context, promo_words(facts.promotions, facts.services)
     )
@@ -238,7 +236,8 @@ def _discounts(values: Values) -> list[Claim]:
     return found
 
 
-def _service_at(at: int, mentions: list[tuple[str, int]], context: Context) -> str | None:
+def _service_at(mentions: list[tuple[str, int]], context: Context) -> str | None:
+    """The service a range prices: the one the clause names, else the one the caller asked of."""
     if mentions:
         return mentions[0][0]
     return context.services[0] if context.services else None
