@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 from lab.grading.lexicon import read_values
 
-_ANSWER_WORD = re.compile(r"^\s*(?:yes|yeah|yep|no|nope)\b[\s,.!]*")
-_NO_SHOW = re.compile(r"\bno\s+shows?\b")
 _WORD = re.compile(r"[a-z0-9$%]+(?:'[a-z]+)?")
 _STOP = frozenset(
     {"a", "an", "the", "and", "or", "of", "to", "for", "on", "in", "at", "by", "is", "are", "be"}
@@ -151,7 +149,7 @@ class Outcome:
 
 
 def _words(text: str) -> list[tuple[str, bool]]:
-    """Content concepts of text, each with whether a negator stands within three words before."""
+    """Content concepts of text, each with whether a negator stands within four words before."""
     raw = [
         w.removesuffix("'s")
         for w in _WORD.findall(text.lower().replace("_", " ").replace("-", " "))
