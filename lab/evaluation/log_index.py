@@ -275,7 +275,13 @@ class LogIndex:
     def _turn_graded(self, seq: int, event_id: str, payload: TurnGraded) -> None:
         grade = payload.grade
         graded = Graded(
-            seq, event_id, payload.utterance_event_id, grade.verdict, grade.claim, grade.rationale
+            seq,
+            event_id,
+            payload.utterance_event_id,
+            grade.verdict,
+            grade.claim,
+            grade.rationale,
+            None if grade.category is None else str(grade.category),
         )
         self.grades.append(graded)
         self.grade_by_utterance.setdefault(graded.utterance_event_id, graded)

@@ -135,6 +135,7 @@ class Graded(NamedTuple):
     verdict: str
     claim: str | None
     rationale: str
+    category: str | None = None
 
 
 class Grounded(NamedTuple):

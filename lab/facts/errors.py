@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import ValidationError
 
 
@@ -14,10 +16,18 @@ class ConstraintListError(ValueError):
         self.message = message
 
 
-def error_from_validation(error: ValidationError) -> ConstraintListError:
-    """The first problem pydantic found, with its location written as a path."""
+def error_from_validation(
+    error: ValidationError, examples: Mapping[str, str] | None = None
+) -> ConstraintListError:
+    """The first problem pydantic found, with its location written as a path and an example."""
     first = error.errors()[0]
     message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "not a field of the list (a typo?)"
+    field = str(first["loc"][0]) if first["loc"] else ""
+    example = (examples or {}).get(field)
+    if example:
+        message += f"; expected e.g. {field}: {example}"
     return ConstraintListError(error_path(first["loc"]) or "(the list)", message)
 
 

@@ -38,6 +38,14 @@ CAPABILITY_WORDS: dict[Capability, str] = {
     Capability.TAKE_PAYMENT: "take card payments over the phone",
     Capability.SEND_CONFIRMATION: "send texts or emails",
 }
+
+
+def capability_words(name: str) -> str:
+    """What a capability lets the agent do, in words: its own for a name the business wrote."""
+    known = {c.value: words for c, words in CAPABILITY_WORDS.items()}
+    return known.get(name) or name.replace("_", " ").replace("-", " ").strip()
+
+
 # Words callers use that the chunk text may not, so that lexical retrieval still finds it.
 _TERMS = {
     "price": "price cost costs how much charge fee",
@@ -204,14 +212,14 @@ def _capability_chunks(constraints: ConstraintList) -> list[Chunk]:
     ):
         if not listed:
             continue
-        words = "; ".join(CAPABILITY_WORDS[c] for c in listed)
+        words = "; ".join(capability_words(c) for c in listed)
         chunks.append(
             Chunk(
                 id=f"kb.capabilities.{side}",
                 kind="capability",
                 text=f"On the phone the agent {side}: {words}.",
                 terms=_TERMS[side],
-                constraint_refs=tuple(f"capabilities.{c.value}" for c in listed),
+                constraint_refs=tuple(f"capabilities.{c}" for c in listed),
             )
         )
     return chunks

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -99,9 +99,14 @@ class Policies(_Fact):
     other: dict[str, str] = Field(default_factory=dict)
 
 
+# Any name a business writes ("send_sms_reminders"); the Capability values are those the grader
+# knows the words of, and a free name is matched to a claim by the words of its name.
+CapabilityName = Annotated[str, Field(min_length=1, max_length=80)]
+
+
 class Capabilities(_Fact):
-    can: tuple[Capability, ...] = ()
-    cannot: tuple[Capability, ...] = ()
+    can: tuple[CapabilityName, ...] = ()
+    cannot: tuple[CapabilityName, ...] = ()
 
     @model_validator(mode="after")
     def _disjoint(self) -> Capabilities:
@@ -120,6 +125,11 @@ class Promotion(_Fact):
     services: tuple[str, ...] = ()
     # Words that name it when an agent mentions it without a figure ("the student discount").
     keywords: tuple[str, ...] = ()
+    amount_off_cents: int | None = Field(default=None, ge=1)
+    # Who qualifies ("first-time customers") and the dates it runs, as the business wrote them.
+    eligibility: str | None = None
+    valid_from: str | None = None
+    valid_until: str | None = None
 
 
 class FaqEntry(_Fact):
@@ -157,10 +167,19 @@ class ConstraintList(_Fact):
 
     def digest(self) -> str:
         """SHA-256 of the list's canonical JSON: the identity a grade records beside the version."""
-        return digest(self.model_dump(mode="json"))
+        dumped = self.model_dump(mode="json")
+        # Promotion fields added later are left out while unset, so older lists keep their digest.
+        for promotion in dumped["promotions"]:
+            for name in _LATER_PROMOTION_FIELDS:
+                if promotion.get(name) is None:
+                    promotion.pop(name, None)
+        return digest(dumped)
 
     def service(self, service_id: str) -> Service:
         return next(s for s in self.services if s.id == service_id)
+
+
+_LATER_PROMOTION_FIELDS = ("amount_off_cents", "eligibility", "valid_from", "valid_until")
 
 
 def _minutes(clock: str) -> int:

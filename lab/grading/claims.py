@@ -11,6 +11,7 @@ from typing import Literal
 from lab.facts.days import Weekday
 from lab.facts.schema import Capability
 from lab.grading.lexicon import Clock
+from lab.grading.named import NamedPolicyClaim
 from lab.grading.phrases import PolicyTopic
 from lab.grading.schema import Category, Verdict
 
@@ -75,6 +76,24 @@ class CapabilityClaim:
 
 
 @dataclass(frozen=True)
+class RangeClaim:
+    """A price range; consistent when the listed price lies inside it."""
+
+    heard: str
+    low: int
+    high: int
+    service: str | None
+
+
+@dataclass(frozen=True)
+class DiscountClaim:
+    """An amount off ("$20 off your first visit"), checked against the promotions."""
+
+    heard: str
+    cents: int
+
+
+@dataclass(frozen=True)
 class AvailabilityClaim:
     heard: str
     day: Weekday | None
@@ -102,6 +121,9 @@ Claim = (
     | CapabilityClaim
     | AvailabilityClaim
     | LooseClaim
+    | RangeClaim
+    | DiscountClaim
+    | NamedPolicyClaim
 )
 
 
@@ -112,4 +134,10 @@ class Context:
     services: tuple[str, ...] = ()
     days: tuple[Weekday, ...] = ()
     asks_hours: bool = False
+    asks_price: bool = False
+    asks_close: bool = False  # "when do you close?": a bare time answers with the closing time
+    # Digit strings the caller said (an order or reference number): identifiers, never prices.
+    identifiers: tuple[str, ...] = ()
     topics: tuple[PolicyTopic, ...] = ()
+    # Reading the caller's question (to know what a bare yes or no claims), not an agent's words.
+    caller: bool = False

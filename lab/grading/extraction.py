@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import replace
-from functools import lru_cache
 
 from lab.agent.numbers import Reading, Token, tokenize
-from lab.facts.schema import Service
+from lab.facts.schema import ConstraintList, Service
 from lab.grading import phrases as ph
 from lab.grading.claims import (
     AvailabilityClaim,
     Claim,
     Context,
+    DiscountClaim,
     HoursClaim,
     LooseClaim,
     PercentClaim,
@@ -25,34 +25,52 @@ from lab.grading.claims import (
     PolicyFeature,
     PriceClaim,
     PromoClaim,
+    RangeClaim,
 )
 from lab.grading.lexicon import Clock, Duration, Values, read_values
+from lab.grading.mentions import mentions as find_mentions
+from lab.grading.mentions import promo_words
+from lab.grading.named import NamedPolicyClaim, find_policy
 from lab.grading.phrases import PolicyTopic, normal
+from lab.grading.prices import PRICE_CUE, read_prices
 from lab.grading.promises import capability_claims, policy_claims
 from lab.grading.schema import Category, Verdict
+from lab.grading.sentences import FILLER, GREETING
 from lab.grading.timing import availability_claims, hours_claims
+from lab.grading.unchecked import UNCHECKED, uncovered
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$(\[])|\n+")
 _FREE_SLOT = re.compile(r"\b(?:is|are)\s+(?:still\s+)?free\b")
-_CLAUSE = re.compile(r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas)\s+")
+_CLAUSE = re.compile(
+    r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas)\s+"
+    r"|\s+and\s+(?=(?:we|we'll|we're|we've|you'll|i'll|i've|they|our|there's|it'll)\b)"
+)
 # Reference and receipt codes such as R-7CD40D35 mix capitals and digits; their digits are no
 # amount or time ("9:30AM"-style clock tokens are left alone).
 _CODE = re.compile(
     r"\b(?:[A-Z]{1,4}-)?(?![0-9]+(?:AM|PM)\b)(?=[A-Z0-9]{5,}\b)(?=[A-Z0-9]*[0-9])"
-    r"(?=[A-Z0-9]*[A-Z])[A-Z0-9]+\b"
+    r"(?=[A-Z0-9]*[A-Z])[A-Z0-9]+\b|\b[A-Za-z]{1,4}-\d{2,}\b"
 )
+_CALLER_DIGITS = re.compile(r"(?<![$\d.,])\d{3,}(?![\d.,]\d)")
+_ASKS_CLOSE = re.compile(r"\b(?:close|closes|closing|shut|until\s+when|open\s+until)\b")
+_FREE_NOUN = re.compile(r"\s+(?!of\b|for\b|with\b|too\b|if\b|when\b|as\b|to\b|and\b|on\b)[a-z]")
+_OFFER = re.compile(r"\b(?:offer|discount|deal|special|saving|savings)\b")
+_OFF = frozenset({"off", "discount", "cheaper", "less", "rebate", "credit"})
+_DISCOUNT_IS = re.compile(r"\b(?:discount|saving|savings)\s+(?:is|of|comes\s+to)\s+$")
+_SAVE = frozenset({"save", "saves", "saving", "knock", "knocks"})
 
 
-def extract(utterance: str, caller_turn: str | None, services: tuple[Service, ...]) -> list[Claim]:
+def extract(utterance: str, caller_turn: str | None, facts: ConstraintList) -> list[Claim]:
     """Every claim in the utterance, in the order said."""
+    services = facts.services
     caller = _context(caller_turn or "", services)
     claims: list[Claim] = []
     named: list[str] = []
     for number, sentence in enumerate(s for s in _SENTENCE.split(utterance.strip()) if s.strip()):
         context = replace(caller, services=(*named, *caller.services))
-        found, mentioned = _sentence(sentence, context, services)
-        if number == 0 and not found and caller_turn:
-            found = _answer(sentence, caller_turn, services)
+        found, mentioned = _sentence(sentence, context, facts)
+        if number == 0 and caller_turn and _bare_answer(found):
+            found = _answer(sentence, caller_turn, facts) or found
         claims += found
         named = [*mentioned, *named]
     return claims
@@ -62,14 +80,22 @@ def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
     lower = normal(caller_turn)
     values = read_values(caller_turn)
     return Context(
-        services=tuple(service for service, _ in reversed(_mentions(lower, services))),
+        services=tuple(service for service, _ in reversed(find_mentions(lower, services))),
         days=tuple(day for reading in values.days for day in reading.value),
         asks_hours=bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower),
+        asks_price=bool(PRICE_CUE.search(lower)),
+        asks_close=bool(_ASKS_CLOSE.search(lower)),
+        identifiers=tuple(_CALLER_DIGITS.findall(caller_turn)),
         topics=tuple(name for name, pattern in ph.TOPICS if pattern.search(lower)),
     )
 
 
-def _answer(sentence: str, caller_turn: str, services: tuple[Service, ...]) -> list[Claim]:
+def _bare_answer(found: list[Claim]) -> bool:
+    """Nothing but the fail-closed flag of an unchecked clause: a "yes" may still claim the ask."""
+    return all(isinstance(c, LooseClaim) and c.reason == UNCHECKED for c in found)
+
+
+def _answer(sentence: str, caller_turn: str, facts: ConstraintList) -> list[Claim]:
     """What a bare "yes" or "no" claims: the caller's question, affirmed or denied."""
     lower = normal(sentence.strip())
     question = normal(caller_turn.strip())
@@ -78,22 +104,26 @@ def _answer(sentence: str, caller_turn: str, services: tuple[Service, ...]) -> l
     affirmed = bool(ph.AFFIRM.search(lower))
     if ph.DECLINE.search(lower) or not (affirmed or ph.DENY.search(lower)):
         return []
-    asked, _ = _sentence(caller_turn, Context(), services)
+    asked, _ = _sentence(caller_turn, Context(caller=True), facts)
+    asked = [claim for claim in asked if not isinstance(claim, LooseClaim)]
     answered: list[Claim] = []
     for claim in asked:
         if affirmed:
             answered.append(claim)
         elif isinstance(claim, HoursClaim) and not (claim.opens or claim.closes or claim.within):
             answered.append(replace(claim, closed=not claim.closed))
+        elif isinstance(claim, NamedPolicyClaim):
+            answered.append(replace(claim, denied=True))
         elif isinstance(claim, PolicyClaim) and claim.feature in ("allowed", "refused"):
             feature: PolicyFeature = "refused" if claim.feature == "allowed" else "allowed"
             answered.append(replace(claim, feature=feature))
     heard = f"{sentence.strip()} (to: {caller_turn.strip()})"
-    return [replace(claim, heard=heard) for claim in answered]
+    # A named policy is checked on the words of the question it answers, so those stay its own.
+    return [c if isinstance(c, NamedPolicyClaim) else replace(c, heard=heard) for c in answered]
 
 
 def _sentence(
-    sentence: str, context: Context, services: tuple[Service, ...]
+    sentence: str, context: Context, facts: ConstraintList
 ) -> tuple[list[Claim], list[str]]:
     """The claims of one sentence, and the services it names (latest first)."""
     claims: list[Claim] = []
@@ -102,7 +132,7 @@ def _sentence(
     for clause in (c for c in _CLAUSE.split(sentence) if c.strip()):
         local = replace(context, services=(*named, *context.services))
         # A clause takes its topic from those before it ("..., but after that it's $15").
-        found, mentioned = _clause(clause, before, local, services)
+        found, mentioned = _clause(clause, before, local, facts)
         before += " " + normal(clause)
         claims += found
         named = [*mentioned, *named]
@@ -110,14 +140,15 @@ def _sentence(
 
 
 def _clause(
-    clause: str, before: str, context: Context, services: tuple[Service, ...]
+    clause: str, before: str, context: Context, facts: ConstraintList
 ) -> tuple[list[Claim], list[str]]:
+    services = facts.services
     lower = normal(clause)
     topics = [name for name, pattern in ph.TOPICS if pattern.search(lower)]
     topics = topics or [name for name, pattern in ph.TOPICS if pattern.search(before)]
     hours_here = bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower)
     hours_before = bool(ph.HOURS.search(before)) and not ph.SLOT_OPENING.search(before)
-    mentions = _mentions(lower, services)
+    mentions = find_mentions(lower, services)
     # A clause that names a service talks price, whatever policy the caller asked about.
     topics = topics or ([] if mentions else list(context.topics))
     # "Wednesday at 4 PM is free" offers a slot; "flat repairs are free" prices a service.
@@ -126,26 +157,95 @@ def _clause(
     timely = hours_here or hours_before or available or context.asks_hours
     uncoded = _CODE.sub(" ", clause)
     spoken = tokenize(uncoded)
-    values = read_values(uncoded, skip=_identifiers(spoken.tokens), timely=timely)
-    claims = capability_claims(clause, lower)
+    skip = _identifiers(spoken.tokens, context.identifiers)
+    values = read_values(uncoded, skip=skip, timely=timely)
+    claims = capability_claims(clause, normal(re.sub(r"\s+", " ", uncoded)))
+    listed_promo = any(word in lower for word in promo_words(facts.promotions, facts.services))
+    # Beside an amount, a typed topic or a promotion, only a policy's name names it; beside a
+    # service and an amount, the clause prices the service.
+    strict = bool(mentions or values.amounts or values.percents or topics)
+    priced_service = bool(mentions and values.amounts)
+    named = None
+    if not (ph.PROMO.search(lower) or _OFFER.search(lower) or priced_service):
+        named = _named_policy(lower, facts, strict or listed_promo, context.caller)
+    if named is not None and not (topics and ph.REFUND.search(named.replace("_", " "))):
+        # The policy's own words carry its values; the typed topics would misread them.
+        claims.append(NamedPolicyClaim(clause.strip(), named))
+        for found in (values.amounts, values.percents, values.durations, values.numbers):
+            found.clear()
+        topics = []
     claims += policy_claims(lower, topics, values, mentions)
+    if named is not None:
+        claims = [c for c in claims if not (isinstance(c, PolicyClaim) and c.topic == "other")]
+    priced = bool(PRICE_CUE.search(lower) or mentions or context.asks_price) and not topics
+    ranges = read_prices(values, priced)
+    claims += _discounts(values)
     timed = bool(values.times or values.days)
     is_hours = hours_here or ((hours_before or context.asks_hours) and timed and not available)
     if is_hours:
         claims += hours_claims(clause, lower, values, context)
     elif available and (timed or ph.NO_AVAILABILITY.search(lower)):
         claims += availability_claims(clause, lower, values)
-    claims += _prices(lower, topics, values, mentions, context)
+    claims += [RangeClaim(r.heard, r.low, r.high, _service_at(mentions, context)) for r in ranges]
+    claims += _prices(
+        lower, topics, values, mentions, context, promo_words(facts.promotions, facts.services)
+    )
     claims += _promotions(clause, lower, values)
+    if listed_promo and not claims and _OFFER.search(lower):
+        claims.append(PromoClaim(clause.strip()))
+    if ph.ABOUT_TO_CHECK.search(lower.strip()):
+        claims = [c for c in claims if not (isinstance(c, AvailabilityClaim) and c.cents)]
     claims += _leftovers(values, topics, is_hours, available and timed)
     if not claims:
-        claims += _uncovered(clause, lower)
+        claims += uncovered(clause, lower, facts)
     return claims, [service for service, _ in reversed(mentions)]
 
 
-def _identifiers(tokens: tuple[Token, ...]) -> set[int]:
+def _named_policy(lower: str, facts: ConstraintList, strict: bool, caller: bool) -> str | None:
+    """The named policy a clause speaks of; a question back or filler words name none."""
+    text = lower.strip()
+    if not caller and (text.endswith("?") or ph.QUESTION_START.search(text)):
+        return None
+    for lead in (FILLER.search(text), GREETING.search(text)):
+        if lead:
+            text = text[lead.end() :]
+    found = find_policy(text, facts.policies.other)
+    if found is None or (strict and not found[1]):
+        return None
+    return found[0]
+
+
+def _discounts(values: Values) -> list[Claim]:
+    """ "$20 off": an amount off is a promotion's, never a price."""
+    tokens = values.spoken.tokens
+    found: list[Claim] = []
+    for amount in list(values.amounts):
+        before = values.spoken.text[: tokens[amount.first].start].lower()
+        saved = amount.first > 0 and tokens[amount.first - 1].text in _SAVE
+        # "the referral discount is ten dollars": the amount is the discount's.
+        named_off = bool(_DISCOUNT_IS.search(before))
+        if named_off and not saved:
+            found.append(DiscountClaim(amount.heard, amount.value))
+            values.amounts.remove(amount)
+            continue
+        if saved or (amount.end < len(tokens) and tokens[amount.end].text in _OFF):
+            end = min(amount.end + 1, len(tokens))
+            heard = values.spoken.fragment(amount.first - saved, end)
+            found.append(DiscountClaim(heard, amount.value))
+            values.amounts.remove(amount)
+    return found
+
+
+def _service_at(mentions: list[tuple[str, int]], context: Context) -> str | None:
+    """The service a range prices: the one the clause names, else the one the caller asked of."""
+    if mentions:
+        return mentions[0][0]
+    return context.services[0] if context.services else None
+
+
+def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[int]:
     """Tokens that name an order or a reference, which are identifiers, not claims."""
-    skip: set[int] = set()
+    skip: set[int] = {i for i, token in enumerate(tokens) if token.text in said}
     for index, token in enumerate(tokens):
         if token.text in ph.IDENTIFIER_CUES or (token.text == "number" and index > 0):
             for follower in range(index + 1, min(index + 6, len(tokens))):
@@ -155,36 +255,17 @@ def _identifiers(tokens: tuple[Token, ...]) -> set[int]:
     return skip
 
 
-@lru_cache(maxsize=64)
-def _service_patterns(services: tuple[Service, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    patterns = []
-    for service in services:
-        for name in sorted({service.name, *service.aliases}, key=len, reverse=True):
-            words = r"[\s-]+".join(re.escape(word) for word in re.split(r"[\s-]+", name.lower()))
-            patterns.append((service.id, re.compile(rf"\b{words}(?:s|es)?\b")))
-    return tuple(patterns)
-
-
-def _mentions(lower: str, services: tuple[Service, ...]) -> list[tuple[str, int]]:
-    """Services named in lower, by position; the longest name wins where names overlap."""
-    taken: list[tuple[int, int, str]] = []
-    for service_id, pattern in _service_patterns(services):
-        for match in pattern.finditer(lower):
-            if all(match.end() <= start or match.start() >= end for start, end, _ in taken):
-                taken.append((match.start(), match.end(), service_id))
-    return [(service_id, start) for start, _, service_id in sorted(taken)]
-
-
 def _prices(
     lower: str,
     topics: list[PolicyTopic],
     values: Values,
     mentions: list[tuple[str, int]],
     context: Context,
+    promo_words: tuple[str, ...] = (),
 ) -> list[Claim]:
     claims: list[Claim] = []
     approximate = bool(ph.HEDGE.search(lower))
-    discounted = bool(ph.PROMO.search(lower)) or "student" in lower
+    discounted = bool(ph.PROMO.search(lower)) or any(word in lower for word in promo_words)
     amounts = sorted(values.amounts, key=lambda reading: reading.first)
     values.amounts.clear()
     for number, amount in enumerate(amounts):
@@ -197,7 +278,11 @@ def _prices(
         else:
             service = _service_for(amount, number, amounts, values, mentions, context)
             claims.append(PriceClaim(amount.heard, amount.value, service, approximate, discounted))
-    if not amounts and not topics and mentions and (match := ph.FREE.search(lower)):
+    match = ph.FREE.search(lower)
+    # "a massage is free" prices it; "includes a free upgrade" prices the upgrade.
+    if match and _FREE_NOUN.match(lower, match.end()):
+        match = None
+    if not amounts and not topics and mentions and match:
         claims.append(PriceClaim(match.group(), 0, mentions[0][0], False, discounted))
     return claims
 
@@ -257,14 +342,3 @@ def _leftovers(
         LooseClaim(r.heard, category, Verdict.LLM_FLAGGED, f'"{r.heard}" is not on the list')
         for r in sorted(readings, key=lambda reading: reading.first)
     ]
-
-
-def _uncovered(clause: str, lower: str) -> list[Claim]:
-    """A statement about the business on a subject the list does not cover."""
-    text = lower.strip()
-    if text.endswith("?") or ph.QUESTION_START.search(text) or ph.DECLINE.search(text):
-        return []
-    if ph.UNKNOWN.search(text) or ph.HANDOFF.search(text) or not ph.BUSINESS_FACT.search(text):
-        return []
-    reason = "a fact about the business the constraint list does not cover"
-    return [LooseClaim(clause.strip(), Category.CAPABILITY, Verdict.OUT_OF_SCOPE, reason)]

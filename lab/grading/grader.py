@@ -1,7 +1,8 @@
 """The per-turn grader: an interface, and the deterministic grader that is the lab's default.
 
-Pure. A turn's verdict is its worst claim's; a turn without a factual claim (filler, a hand-off,
-"I can't help with that") is supported with no claim.
+Pure. A turn's verdict is its worst claim's; a turn whose every clause is a known-safe kind
+(filler, a hand-off, "I can't help with that") is supported with no claim; any other clause
+that no check covers is a claim of its own, flagged.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from lab.grading.schema import (
 )
 
 DETERMINISTIC_GRADER = "deterministic-grader"
-DETERMINISTIC_VERSION = "1"
+# 2: fail closed (an unchecked statement is flagged, not supported), named policies, free-string
+# capabilities, action claims, spoken prices and ranges, amount-off promotions (issue 17).
+DETERMINISTIC_VERSION = "2"
 
 
 class Grader(Protocol):
@@ -47,7 +50,7 @@ class DeterministicGrader:
 
     def grade(self, request: GradeRequest, constraints: ConstraintList) -> TurnGrade:
         spoken = strip_markers(request.utterance)
-        claims = extract(spoken, request.caller_turn, constraints.services)
+        claims = extract(spoken, request.caller_turn, constraints)
         findings = tuple(check(claim, constraints, request.observed) for claim in claims)
         return summarize(findings, grader=self, constraints=constraints)
 

@@ -52,7 +52,7 @@ AVAILABILITY = re.compile(
     rf"\b(?:available|availability|slots?|spots?|openings?|free{_}(?:at|on|slot)|"
     rf"fully{_}booked|book(?:ed)?{_}(?:you|it|that|in)|booked|fit{_}you{_}in|"
     rf"i{_}have|i've{_}got|we{_}have|there's|how{_}about|what{_}about|i{_}can{_}do|"
-    rf"appointments?{_}(?:on|at))\b|^done\b"
+    rf"appointments?{_}(?:on|at)|already{_}done|that's{_}done)\b|^done\b"
 )
 NO_AVAILABILITY = re.compile(
     rf"\b(?:nothing{_}(?:for|on|available|free|left|open|until)|no{_}(?:slots?|openings?|"
@@ -66,7 +66,8 @@ PROMO = re.compile(
 )
 FREE = re.compile(
     rf"\b(?:free(?:{_}of{_}charge)?|no{_}(?:charge|fee|cost)|complimentary|"
-    rf"on{_}the{_}house|won't{_}(?:be{_})?charge\w*|without{_}(?:a{_})?(?:fee|charge))\b"
+    rf"on{_}the{_}house|won't{_}(?:be{_})?charge\w*|without{_}(?:a{_})?(?:fee|charge)|"
+    rf"(?:never|don't|do{_}not|doesn't){_}charge\w*)\b"
 )
 ANYTIME = re.compile(
     rf"\b(?:any(?:{_})?time|always|at{_}any{_}point|same{_}day|last{_}minute|whenever|no{_}notice)\b"
@@ -133,6 +134,12 @@ BUSINESS_FACT = re.compile(
     rf"speciali[sz]e\w*|brands?|in{_}business|founded|family{_}owned)\b"
     rf"|\bpayments?\b.*\b(?:taken|made|due|accepted)\b"
 )
+# "Let me check a refund of $40.00": what the agent is about to look up is the caller's request
+# read back, not a fact; the lookup's answer is what gets checked.
+ABOUT_TO_CHECK = re.compile(
+    rf"^(?:(?:got{_}it|ok(?:ay)?|sure|right|alright),?{_})?(?:let{_}me|i'll|i{_}will){_}"
+    rf"(?:check|look{_}(?:up|into|at)|see{_}(?:about|if))\b"
+)
 IDENTIFIER_CUES = frozenset({"order", "#", "reference", "ref", "code", "id", "confirmation"})
 
 # Promises of a capability, said by the agent ("I'll put you through") or asked of it by the
@@ -170,7 +177,7 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
     (
         Capability.LOOKUP_ORDER_STATUS,
         re.compile(
-            rf"\b(?:status{_}of{_}(?:your|my|the){_}(?:order|repair|bike)|track(?:ing)?{_}"
+            rf"\b(?:status{_}of{_}(?:your|my|the){_}(?:[a-z]+{_})?(?:order|repair|bike|claim|referral)|track(?:ing)?{_}"
             rf"(?:your|my|the){_}(?:order|repair|package|delivery)|where{_}(?:your|my){_}"
             rf"(?:order|bike|repair){_}is|(?:your|the){_}(?:bike|repair|order){_}is{_}"
             rf"(?:ready|done|finished|on{_}its{_}way|being{_}worked))\b"
@@ -180,7 +187,7 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
         Capability.RESCHEDULE_APPOINTMENT,
         re.compile(
             rf"\b(?:i(?:'ll|{_}will|{_}can|'ve|{_}have)?|let{_}me|we(?:'ll|{_}can)){_}(?:go{_}ahead{_}"
-            rf"and{_})?(?:reschedul\w*|mov(?:e|ed)|chang(?:e|ed)|shift(?:ed)?|push(?:ed)?{_}back)"
+            rf"and{_})?(?:reschedul\w*|mov(?:e|ed)|chang(?:e|ed)|updat(?:e|ed)|shift(?:ed)?|push(?:ed)?{_}back)"
             rf"{_}(?:it|your|the|that)|\bcan{_}you{_}(?:reschedule|move|change){_}my\b"
         ),
     ),
@@ -194,7 +201,7 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
     (
         Capability.TAKE_PAYMENT,
         re.compile(
-            rf"\b(?:take|process|charge|run)\w*{_}(?:your{_}|a{_}|the{_})?(?:card|payment|"
+            rf"\b(?:take|process|charge|run)\w*{_}(?:your{_}|a{_}|the{_})(?:[a-z]+{_})?(?:card|payment|"
             rf"credit{_}card|card{_}details|card{_}number)|pay{_}(?:now{_})?(?:over{_}the{_}phone|"
             rf"by{_}card{_}now)\b"
         ),
@@ -204,8 +211,18 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
         re.compile(
             rf"\b(?:text|email|e{_}mail|send|sent|message)(?:ed|ing)?{_}(?:{_WHO}{_})?"
             rf"(?:a{_}|an{_}|the{_})?(?:confirmation|receipt|reminder|text|email|link|invoice|"
-            rf"details)\b"
+            rf"details)\b|\b(?:i|i've|i'll|i{_}will|we've|we'll){_}(?:just{_})?(?:sen[dt]|"
+            rf"forward(?:ed)?|fax(?:ed)?|shared?){_}(?:your|those|these){_}[a-z]+{_}to\b|"
+            rf"\b(?:i|i've|i{_}have|i'll|i{_}will|let{_}me|we'll|we've){_}(?:just{_}|also{_})?"
+            rf"(?:text|email|e{_}mail|sms|messag)(?:ed|e)?{_}(?:it|that|this|them|{_WHO})\b|"
+            rf"\b(?:i|i've|i'll|i{_}will|we'll){_}(?:just{_})?(?:sen[dt]|forward(?:ed)?){_}"
+            rf"(?:it|that|this|them){_}(?:over|across|to{_}you)|\byou'll{_}(?:get|receive){_}"
+            rf"(?:a|an|the){_}(?:text|email|reminder|confirmation|message|receipt)\b"
         ),
+    ),
+    (
+        Capability.ANSWER_POLICY,
+        re.compile(rf"\b(?:i|we){_}can{_}(?:also{_})?answer{_}(?:any{_}|your{_})?questions\b"),
     ),
     (
         Capability.TAKE_MESSAGE,
@@ -228,7 +245,7 @@ CAPABILITY_PHRASES: tuple[tuple[Capability, re.Pattern[str]], ...] = (
         re.compile(
             rf"\b(?:i(?:'ll|{_}will|{_}can|'ve|{_}have)?|let{_}me){_}(?:go{_}ahead{_}and{_})?"
             rf"(?:book(?:ed)?|schedul(?:e|ed)|reserv(?:e|ed)|pencil(?:led)?){_}(?:you|it|that|"
-            rf"an|a|your)\b"
+            rf"an|a|your|appointments)\b|\b(?:i|we){_}can{_}(?:also{_})?help{_}you{_}book\b"
         ),
     ),
 )

@@ -41,6 +41,12 @@ def hours_claims(clause: str, lower: str, values: Values, context: Context) -> l
     closed = bool(ph.NOT_OPEN.search(lower))
     always = bool(ph.ALWAYS_OPEN.search(lower))
     spans = _spans(values)
+    if context.asks_close and not ph.HOURS.search(lower):
+        # "At 5 PM." to "When do you close?" names the closing time.
+        spans = [
+            (None, within[0], ()) if within and not (o or c) else (o, c, within)
+            for o, c, within in spans
+        ]
     values.times.clear()
     if always:
         values.durations[:] = [d for d in values.durations if d.value.hours != 24]

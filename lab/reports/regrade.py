@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from lab.events.types import AgentUtterance, Event, TurnGraded, TurnGrounding
 from lab.facts.schema import ConstraintList
-from lab.grading.grader import DeterministicGrader
+from lab.grading.grader import DETERMINISTIC_GRADER, DETERMINISTIC_VERSION, DeterministicGrader
 from lab.grading.run_turns import grade_utterance
 from lab.reports.differences import tree_differences
 from lab.reports.findings import Finding
@@ -42,6 +42,37 @@ def _stated(events: list[Event]) -> tuple[dict[str, Event], dict[str, Event], li
         else:
             seen[target] = event
     return graded, grounding, findings
+
+
+def _older_grader(graded: dict[str, Event]) -> dict[str, str]:
+    """Turns the log says an earlier version of this lab's grader graded, with that version.
+
+    The lab keeps only its current grader, so such turns are re-graded by it and the change is
+    stated, not called a rewrite: grades are a function of (utterance, list, grader version).
+    """
+    older = {}
+    for utterance_id, event in graded.items():
+        assert isinstance(event.payload, TurnGraded)
+        grade = event.payload.grade
+        same_grader = grade.grader == DETERMINISTIC_GRADER
+        if (
+            same_grader
+            and grade.grader_version.isdigit()
+            and int(grade.grader_version) < int(DETERMINISTIC_VERSION)
+        ):
+            older[utterance_id] = grade.grader_version
+    return older
+
+
+def _only_grade_changed(turn: TurnRegrade, older: dict[str, str]) -> bool:
+    """A turn an older grader graded whose grounding audit and event ids still match."""
+    if turn.utterance_event_id not in older:
+        return False
+    # A claim this lab finds contradicted, stated as anything else, is never excused by age:
+    # the older grader's pass is exactly what the newer one exists to correct.
+    hidden = turn.derived_verdict == "unsupported" and turn.stated_verdict != "unsupported"
+    graded = f"turns[{turn.utterance_event_id}].graded.grade"
+    return not hidden and all(d.path.startswith(graded) for d in turn.differences)
 
 
 def _facts_findings(report: Report, constraints: ConstraintList) -> list[Finding]:
@@ -165,8 +196,21 @@ def check_regrade(
         for e in events
         if isinstance(e.payload, AgentUtterance)
     )
+    older = _older_grader(graded)
     for turn in turns:
-        if not turn.matches:
+        if not turn.matches and _only_grade_changed(turn, older):
+            first = turn.differences[0]
+            findings.append(
+                Finding(
+                    "grader_changed",
+                    f"{turn.utterance_event_id}: graded {turn.stated_verdict} by "
+                    f"{DETERMINISTIC_GRADER} v{older[turn.utterance_event_id]}, "
+                    f"{turn.derived_verdict} by this lab's v{DETERMINISTIC_VERSION} "
+                    f"(first at {first.path}); the grade shown is this lab's",
+                    blocking=False,
+                )
+            )
+        elif not turn.matches:
             stated = turn.stated_verdict or "no grade"
             first = turn.differences[0]
             findings.append(

@@ -70,7 +70,7 @@ def test_the_payload_has_exactly_the_seeds_fields_with_absolute_links(demo, sett
     assert alert.caller_utterance == record.caller_turn
     assert list(alert.constraint_ref) == record.grade["constraint_ref"] != []
     assert alert.audit_row_ref == record.ref
-    assert alert.grader_model == "deterministic-grader-v1"
+    assert alert.grader_model == "deterministic-grader-v2"
     assert alert.recommended_action == "refund_or_callback_caller_within_2h"
     assert alert.links.operator_console == (
         f"https://lab.example/t/demo/queue/cases/{record.case.id}/"

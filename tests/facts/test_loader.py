@@ -82,10 +82,12 @@ def test_hours_that_close_before_they_open_are_refused_with_the_day():
     assert "closes at 10:00" in error.message
 
 
-def test_an_unknown_capability_is_refused_with_its_index():
+def test_a_capability_the_business_names_in_its_own_words_is_accepted():
     data = demo()
-    data["capabilities"]["cannot"].append("teleport")
-    assert refused(data).path == "capabilities.cannot[8]"
+    data["capabilities"]["cannot"].append("send_sms_reminders")
+    assert parse_constraints(data).capabilities.cannot[-1] == "send_sms_reminders"
+    data["capabilities"]["cannot"].append("")
+    assert refused(data).path == "capabilities.cannot[9]"
 
 
 def test_a_promotion_for_an_unknown_service_is_refused():
@@ -169,7 +171,15 @@ def test_seed_prices_in_dollars_and_cents_convert_exactly():
         (lambda d: d["hours"].update({"someday": "08:00-10:00"}), "hours.someday"),
         (lambda d: d["hours"].update({"sat": "15:00-09:00"}), "hours.sat"),
         (lambda d: d["hours"].update({"weekends": "closed"}), "hours.weekends"),
-        (lambda d: d["capabilities"].append("fly"), "capabilities[3]"),
+        (lambda d: d["capabilities"].append(""), "capabilities[3]"),
+        (lambda d: d["capabilities"].append(7), "capabilities[3]"),
+        (lambda d: d.update({"promotions": [{"percent": 10}]}), "promotions[0].percent"),
+        (lambda d: d.update({"promotions": [12]}), "promotions[0]"),
+        (
+            lambda d: d.update({"promotions": [{"percent_off": 10, "service": "x"}]}),
+            "promotions[0].service",
+        ),
+        (lambda d: d["policies"].update({"deposit": ""}), "policies.deposit"),
         (lambda d: d["price_list"][1].update({"price_usd": "lots"}), "price_list[1].price_usd"),
         (lambda d: d["price_list"][1].update({"price_usd": 1.005}), "price_list[1].price_usd"),
         (lambda d: d.update({"price_list": []}), "price_list"),
@@ -193,3 +203,35 @@ def test_seed_promotions_may_be_plain_text_or_objects():
     first, second = parse_constraints(data).promotions
     assert (first.id, first.percent_off) == ("promo_1", 10)
     assert (second.price_cents, second.services) == (19900, ("px_premium",))
+
+
+def test_the_readme_example_is_the_detailing_fixture_and_loads_in_full():
+    readme = (DEMO.parents[1] / "README.md").read_text()
+    block = readme.split("### The constraint-list shape")[1].split("```json")[1].split("```")[0]
+    fixture = DEMO.parent / "seed-detailing.json"
+    assert json.loads(block) == json.loads(fixture.read_text())
+    facts = load_constraints(fixture)
+    assert "send_sms_reminders" in facts.capabilities.can
+    assert set(facts.policies.other) == {"payment", "deposit", "late_fee", "warranty", "water"}
+    spring = facts.promotions[1]
+    assert (spring.amount_off_cents, spring.services, spring.valid_until) == (
+        2000,
+        ("px_basic",),
+        "2026-05-31",
+    )
+
+
+def test_promotion_objects_take_the_names_businesses_write_and_errors_show_an_example():
+    data = dict(
+        SEED,
+        promotions=[{"name": "Spring", "discount_usd": 20, "service": "basic detail"}],
+        policies={"Late fee": {"text": "$25 after 15 minutes"}},
+    )
+    facts = parse_constraints(data)
+    promotion = facts.promotions[0]
+    assert (promotion.amount_off_cents, promotion.services) == (2000, ("px_basic",))
+    assert facts.policies.other == {"late_fee": "$25 after 15 minutes"}
+    error = refused(dict(SEED, promotions=[{"percent_off": "ten"}]))
+    assert error.path == "promotions[0].percent_off" and "e.g." in error.message
+    error = refused(dict(SEED, price_list=[{"id": "px", "service": "wash"}]))
+    assert error.path == "price_list[0].price_usd" and '"price_usd": 149' in error.message

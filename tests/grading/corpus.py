@@ -15,6 +15,10 @@ from pydantic import BaseModel, ConfigDict
 from lab.grading.schema import Category, GradeRequest, Observed, Verdict
 
 CORPUS = Path(__file__).with_name("corpus.jsonl")
+# A second business in another trade (fixtures/seed-physio.json), written after the grader's
+# rules were frozen for issue 17: its labels are a person's reading of that list, not the rules'.
+PHYSIO_CORPUS = Path(__file__).with_name("corpus_physio.jsonl")
+PHYSIO_LIST = Path(__file__).resolve().parents[2] / "fixtures" / "seed-physio.json"
 
 
 class LabelledTurn(BaseModel):
@@ -32,6 +36,6 @@ class LabelledTurn(BaseModel):
         return GradeRequest(utterance=self.text, caller_turn=self.caller, observed=self.observed)
 
 
-def load_corpus() -> list[LabelledTurn]:
-    lines = CORPUS.read_text(encoding="utf-8").splitlines()
+def load_corpus(path: Path = CORPUS) -> list[LabelledTurn]:
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [LabelledTurn.model_validate_json(line) for line in lines if line.strip()]

@@ -4,10 +4,10 @@ from collections import Counter
 
 import pytest
 
-from lab.facts.loader import load_tenant
+from lab.facts.loader import load_constraints, load_tenant
 from lab.grading.grader import DeterministicGrader
 from lab.grading.schema import Category, Verdict
-from tests.grading.corpus import load_corpus
+from tests.grading.corpus import PHYSIO_CORPUS, PHYSIO_LIST, load_corpus
 
 CORPUS = load_corpus()
 FACTS = load_tenant("demo")
@@ -27,3 +27,37 @@ def test_the_corpus_covers_every_verdict_and_category():
 def test_each_labelled_utterance_gets_its_verdict_and_category(turn):
     grade = GRADER.grade(turn.request(), FACTS)
     assert (grade.verdict, grade.category) == (turn.verdict, turn.category), grade.rationale
+
+
+PHYSIO = load_corpus(PHYSIO_CORPUS)
+PHYSIO_FACTS = load_constraints(PHYSIO_LIST)
+
+
+def test_the_held_out_business_corpus_is_large_and_labels_every_verdict():
+    assert len(PHYSIO) >= 200
+    assert len({turn.id for turn in PHYSIO}) == len(PHYSIO)
+    assert set(Counter(turn.verdict for turn in PHYSIO)) == set(Verdict)
+
+
+@pytest.mark.parametrize(
+    ("corpus", "facts"), [(CORPUS, FACTS), (PHYSIO, PHYSIO_FACTS)], ids=["demo", "physio"]
+)
+def test_no_contradicted_claim_is_ever_graded_supported_on_either_corpus(corpus, facts):
+    passed = [
+        turn.id
+        for turn in corpus
+        if turn.verdict is Verdict.UNSUPPORTED
+        and GRADER.grade(turn.request(), facts).verdict is Verdict.SUPPORTED
+    ]
+    assert passed == []
+
+
+def test_the_held_out_business_grades_mostly_as_labelled_and_flags_what_it_cannot_settle():
+    grades = [GRADER.grade(turn.request(), PHYSIO_FACTS).verdict for turn in PHYSIO]
+    right = sum(grade is turn.verdict for grade, turn in zip(grades, PHYSIO, strict=True))
+    assert right >= 0.95 * len(PHYSIO)
+    # Where the grader and the label disagree, the grader never passes what the label does not.
+    assert all(
+        grade is not Verdict.SUPPORTED or turn.verdict in (Verdict.SUPPORTED, Verdict.LLM_FLAGGED)
+        for grade, turn in zip(grades, PHYSIO, strict=True)
+    )

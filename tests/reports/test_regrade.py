@@ -113,6 +113,38 @@ def test_a_grade_rewritten_to_supported_is_a_mismatch_and_inconsistent():
     assert "INCONSISTENT (re-grade:" in verification.summary("r.json")
 
 
+def _graded_by_v1(raw: bytes, verdict: Verdict | None = None) -> bytes:
+    """The report as grader v1 left it: its grade names version 1 (and v1's verdict)."""
+    document = json.loads(raw)
+    events = [Event.model_validate(e) for e in document["events"]]
+    graded = next(e for e in events if e.type == "turn.graded")
+    update: dict[str, Any] = {"grader_version": "1"}
+    if verdict is not None:
+        update["verdict"] = verdict
+    old = graded.payload.model_copy(
+        update={"grade": graded.payload.grade.model_copy(update=update)}
+    )
+    events[events.index(graded)] = graded.model_copy(update={"payload": old})
+    _rechained(document, events)
+    return resealed(document, lab_private_key())
+
+
+def test_a_report_graded_by_the_older_grader_is_regraded_and_the_change_stated():
+    verification = report_verify(_graded_by_v1(_report(TRUE_ANSWER), Verdict.LLM_FLAGGED))
+    assert verification.consistent, verification.problems()
+    result = _regrade(verification)
+    assert [(f.kind, f.blocking) for f in result.findings] == [("grader_changed", False)]
+    assert "v1" in result.findings[0].reason and "v2" in result.findings[0].reason
+    (turn,) = verification.regrade.turns
+    assert (turn.stated_verdict, turn.derived_verdict) == ("llm_flagged", "supported")
+
+
+def test_an_older_graders_pass_of_a_contradicted_claim_is_still_inconsistent():
+    verification = report_verify(_graded_by_v1(_report(WRONG_ANSWER), Verdict.SUPPORTED))
+    assert not verification.consistent
+    assert [f.kind for f in _regrade(verification).findings] == ["grade_differs"]
+
+
 def test_an_embedded_list_that_makes_the_lie_true_is_not_this_labs_list():
     document = json.loads(_graded_supported(_report(WRONG_ANSWER)))
     for service in document["constraints"]["services"]:

@@ -188,3 +188,20 @@ def test_the_shell_sees_exit_codes_0_1_and_2(tmp_path):
     assert "Traceback" not in refused.stderr
     honest = write(tmp_path, "ok.jsonl", jsonl(lines[:2]))
     assert shell("gradeturns", honest, "--tenant", "demo").returncode == 0
+
+
+def test_the_readme_example_list_grades_a_call_of_its_own_business(tmp_path):
+    lines = [
+        {"call_id": "d1", "turn_id": "d1-c1", "speaker": "caller", "text": "Do you take checks?"},
+        {"call_id": "d1", "turn_id": "d1-a1", "speaker": "agent", "text": "Yes, checks are fine."},
+        {"call_id": "d1", "turn_id": "d1-c2", "speaker": "caller", "text": "How much is it?"},
+        {"call_id": "d1", "turn_id": "d1-a2", "speaker": "agent", "text": "It's one forty-nine."},
+    ]
+    listing = str(ROOT / "fixtures" / "seed-detailing.json")
+    code, out, _ = gradeturns(write(tmp_path, "d.jsonl", jsonl(lines)), "--constraints", listing)
+    assert code == 1
+    assert [line.split()[:2] for line in out[:-1]] == [
+        ["d1-a1", "unsupported"],
+        ["d1-a2", "supported"],
+    ]
+    assert "shine_v1" in out[-1]

@@ -96,6 +96,13 @@ def no_orphan_citation(log: LogIndex) -> Finding:
     return tally.finding("Every marker a turn cited points at a chunk its retrieval returned.")
 
 
+def _answers_it(grade: Graded) -> bool:
+    """A claim answers the question; offering what the agent can do instead ("I can book
+    appointments"), checked and supported, is part of declining it."""
+    offer = grade.verdict == _SUPPORTED and grade.category == "capability"
+    return grade.claim is not None and not offer
+
+
 def uncovered_question_declined(log: LogIndex) -> Finding:
     tally = Tally()
     answered = {said.retrieval_event_id: said for said in log.said.values()}
@@ -109,7 +116,7 @@ def uncovered_question_declined(log: LogIndex) -> Finding:
             tally.support(retrieval, blocked)  # the fallback spoken instead claims nothing
         elif said is None:
             tally.lack(f"Expected an answer to the uncovered question of {retrieval.id}.")
-        elif grade is not None and grade.claim is not None:
+        elif grade is not None and _answers_it(grade):
             tally.contradict(
                 f"The knowledge base does not cover {retrieval.query!r}, yet turn {said.id} "
                 f"answered {grade.claim!r}.",
