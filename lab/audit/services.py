@@ -8,12 +8,11 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from lab.alerts.outbox import enqueue_alerts
 from lab.audit.daily import count_new
+from lab.audit.landing import flagged_landed
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditEntry
 from lab.events.models import Run
-from lab.operator.cases import open_cases
 
 # Keys per IN (...) query: well under every backend's limit on query parameters.
 _KEY_BATCH = 500
@@ -36,7 +35,7 @@ def audit_record(
         with transaction.atomic():
             record = AuditRecord.objects.create(**fields)
             count_new([record])
-            _flagged_landed([record])
+            flagged_landed([record])
             return record
     except IntegrityError:
         # Another writer stored the same entry first; anything else is a real error.
@@ -61,7 +60,7 @@ def audit_records_store(entries: Sequence[AuditEntry], *, run: Run | None = None
             before, new = _stored_new(rows, keys)
         stored = before | _by_key(list(new))
         count_new([stored[key] for key in new])
-        _flagged_landed([stored[key] for key in new])
+        flagged_landed([stored[key] for key in new])
     return Stored(records=[stored[key] for key in keys], created=len(new))
 
 
@@ -73,18 +72,6 @@ def _stored_new(
     new = {row["content_key"]: row for row in rows if row["content_key"] not in before}
     AuditRecord.objects.bulk_create([AuditRecord(**row) for row in new.values()])
     return before, new
-
-
-def _flagged_landed(records: Sequence[AuditRecord]) -> None:
-    """What a newly stored flag sets off, in the transaction that stores it.
-
-    Each record is one this transaction inserted; each consumer is idempotent all the same.
-    """
-    flagged = [r for r in records if r.flagged]
-    if not flagged:
-        return
-    open_cases(flagged)
-    enqueue_alerts(flagged)
 
 
 def _by_key(keys: list[str]) -> dict[str, AuditRecord]:
