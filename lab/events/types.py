@@ -34,6 +34,7 @@ from lab.events.grounding_events import (
     CitationBlocked,
     RetrievalDone,
     TurnGraded,
+    TurnGradeRecovered,
     TurnGrounding,
 )
 from lab.events.speech_events import (
@@ -131,6 +132,7 @@ __all__ = [
     "TranscriptSignal",
     "TurnCandidate",
     "TurnDecided",
+    "TurnGradeRecovered",
     "TurnGraded",
     "TurnGrounding",
     "TurnLatency",
@@ -175,6 +177,7 @@ EventPayload = Annotated[
     | CitationBlocked
     | TurnGraded
     | TurnGrounding
+    | TurnGradeRecovered
     | RunEnded,
     Field(discriminator="type"),
 ]
