@@ -116,6 +116,25 @@ def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
                 each.close_pool()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _flush_lifts_write_once() -> Iterator[None]:
+    """Between transactional tests pytest-django empties every table; the write-once triggers
+    refuse that (as they must anywhere else), so the flush alone lifts them, in its transaction."""
+    from django.db.backends.base.operations import BaseDatabaseOperations
+
+    from tests.audit.lifting import lifted
+
+    flush = BaseDatabaseOperations.execute_sql_flush
+
+    def lifting_flush(self: BaseDatabaseOperations, sql_list: list[str]) -> None:
+        with lifted(self.connection):
+            flush(self, sql_list)
+
+    BaseDatabaseOperations.execute_sql_flush = lifting_flush  # type: ignore[method-assign]
+    yield
+    BaseDatabaseOperations.execute_sql_flush = flush  # type: ignore[method-assign]
+
+
 @pytest.fixture(autouse=True)
 def _fresh_channel_layer() -> Iterator[None]:
     """Each test gets its own channel layer: the Redis layer's locks and pools belong to the

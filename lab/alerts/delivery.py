@@ -25,6 +25,7 @@ from lab.alerts.models import DeliveryAttempt, MessageState, OutboxMessage
 from lab.alerts.payload import AlertPayload
 from lab.alerts.retry import RetryPolicy
 from lab.alerts.sender import Outcome, post_alert
+from lab.alerts.targets import origin_of
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,8 @@ def message_send(message: OutboxMessage, *, timeout_s: float) -> Outcome:
         event_id=str(message.event_id),
         body=body,
         timeout_s=timeout_s,
+        allowed=settings.LAB_ALERT_ALLOWED_HOSTS,
+        own=origin_of(settings.LAB_PUBLIC_URL),
     )
 
 

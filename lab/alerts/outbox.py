@@ -19,6 +19,7 @@ from django.utils import timezone
 from lab.accounts.models import Tenant
 from lab.alerts.models import OutboxMessage, WebhookEndpoint
 from lab.alerts.payload import AlertLinks, AlertPayload, alert_due, recommended_action
+from lab.alerts.targets import check_target, origin_of
 from lab.audit.models import AuditRecord
 from lab.grading.schema import Category, Severity, Verdict
 
@@ -103,8 +104,26 @@ def new_secret() -> str:
     return SECRET_PREFIX + secrets.token_urlsafe(32)
 
 
+def endpoint_url_check(url: str) -> str:
+    """The URL if alerts may go there (lab.alerts.targets); raises TargetRefused otherwise.
+
+    A name that does not resolve yet is accepted: every send resolves and checks it again.
+    """
+    check_target(
+        url,
+        allowed=settings.LAB_ALERT_ALLOWED_HOSTS,
+        own=origin_of(settings.LAB_PUBLIC_URL),
+        unresolved_ok=True,
+    )
+    return url
+
+
 def endpoint_create(*, tenant: str, url: str, secret: str | None = None) -> WebhookEndpoint:
-    """A new active endpoint for the tenant, with a generated secret unless one is given."""
+    """A new active endpoint for the tenant, with a generated secret unless one is given.
+
+    Raises TargetRefused for a URL alerts may not go to.
+    """
+    endpoint_url_check(url)
     return WebhookEndpoint.objects.create(tenant=tenant, url=url, secret=secret or new_secret())
 
 
@@ -117,7 +136,11 @@ def endpoint_set_active(*, endpoint: WebhookEndpoint, active: bool) -> None:
 def default_endpoint_configure(
     *, tenant: str, url: str, secret: str
 ) -> tuple[WebhookEndpoint, bool]:
-    """The endpoint LAB_ALERT_WEBHOOK_URL names, made or updated; True when it is new."""
+    """The endpoint LAB_ALERT_WEBHOOK_URL names, made or updated; True when it is new.
+
+    Raises TargetRefused for a URL alerts may not go to, as the form does.
+    """
+    endpoint_url_check(url)
     endpoint = WebhookEndpoint.objects.filter(tenant=tenant, url=url).order_by("id").first()
     if endpoint is None:
         return endpoint_create(tenant=tenant, url=url, secret=secret), True

@@ -1,19 +1,26 @@
-"""One signed POST of an alert body to an endpoint, and what came of it (never raises)."""
+"""One signed POST of an alert body to an endpoint, and what came of it (never raises).
+
+The URL is checked again here (lab.alerts.targets: DNS may have changed since the form), and the
+connection goes to an address that passed the check, with the Host header and TLS name kept.
+"""
 
 from __future__ import annotations
 
+import http.client
+import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
-from email.message import Message
-from typing import IO, Any
+from typing import Any
 
 from lab.alerts.signing import EVENT_ID_HEADER, SIGNATURE_HEADER, signature_header
+from lab.alerts.targets import HostRule, Resolver, Target, TargetRefused, check_target
+from lab.alerts.targets import system_resolver as _system_resolver
 
 USER_AGENT = "voice-reliability-lab-alerts/1"
 # Enough of an answer to free the connection; the lab reads nothing from it.
 _READ_LIMIT = 64 * 1024
+REFUSED_PREFIX = "refused: "
 
 
 @dataclass(frozen=True)
@@ -27,48 +34,87 @@ class Outcome:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    # A redirected POST would arrive as a bodiless GET elsewhere: a 3xx is a failed delivery.
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: IO[bytes],
-        code: int,
-        msg: str,
-        headers: Message,
-        newurl: str,
-    ) -> urllib.request.Request | None:
-        return None
+def _connect(address: str, port: int, timeout_s: float | None) -> socket.socket:
+    return socket.create_connection((address, port), timeout=timeout_s)
 
 
-_opener = urllib.request.build_opener(_NoRedirects)
+class _PinnedHTTP(http.client.HTTPConnection):
+    """An HTTP connection to a checked address; `host` stays the name the URL gave."""
+
+    def __init__(self, target: Target, address: str, timeout_s: float) -> None:
+        super().__init__(target.host, target.port, timeout=timeout_s)
+        self._address = address
+
+    def connect(self) -> None:
+        self.sock = _connect(self._address, self.port, self.timeout)
 
 
-def post_alert(*, url: str, secret: str, event_id: str, body: bytes, timeout_s: float) -> Outcome:
-    """POST body signed with secret; any answer or failure comes back as an Outcome."""
-    request = urllib.request.Request(
-        url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            EVENT_ID_HEADER: event_id,
-            SIGNATURE_HEADER: signature_header(secret, body, int(time.time())),
-        },
-    )
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """The same over TLS: SNI and certificate checked against the URL's host name."""
+
+    def __init__(self, target: Target, address: str, timeout_s: float) -> None:
+        self._tls = ssl.create_default_context()
+        super().__init__(target.host, target.port, timeout=timeout_s, context=self._tls)
+        self._address = address
+
+    def connect(self) -> None:
+        raw = _connect(self._address, self.port, self.timeout)
+        self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
+
+
+def post_alert(
+    *,
+    url: str,
+    secret: str,
+    event_id: str,
+    body: bytes,
+    timeout_s: float,
+    allowed: frozenset[HostRule] = frozenset(),
+    own: tuple[str, int] | None = None,
+    resolve: Resolver = _system_resolver,
+) -> Outcome:
+    """POST body signed with secret; any answer, failure or refusal comes back as an Outcome."""
     started = time.perf_counter()
+
+    def took() -> float:
+        return (time.perf_counter() - started) * 1000
+
+    try:
+        target = check_target(url, allowed=allowed, own=own, resolve=resolve)
+    except TargetRefused as refusal:
+        return Outcome(None, f"{REFUSED_PREFIX}{refusal}"[:500], took())
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        EVENT_ID_HEADER: event_id,
+        SIGNATURE_HEADER: signature_header(secret, body, int(time.time())),
+    }
     status: int | None = None
     error = ""
+    for address in target.addresses:
+        try:
+            status, error = _send(target, address, headers, body, timeout_s)
+            break
+        except (OSError, http.client.HTTPException, ValueError) as failure:
+            # The next checked address, if any; the last failure is the one recorded.
+            error = _reason(failure)
+    return Outcome(status, error[:500], took())
+
+
+def _send(
+    target: Target, address: str, headers: dict[str, str], body: bytes, timeout_s: float
+) -> tuple[int, str]:
+    kind = _PinnedHTTPS if target.scheme == "https" else _PinnedHTTP
+    connection = kind(target, address, timeout_s)
     try:
-        with _opener.open(request, timeout=timeout_s) as response:
-            status = response.status
-            response.read(_READ_LIMIT)
-    except urllib.error.HTTPError as answer:
-        status, error = answer.code, _reason(answer)
-    except (urllib.error.URLError, OSError, ValueError) as failure:
-        error = _reason(failure)
-    return Outcome(status, error[:500], (time.perf_counter() - started) * 1000)
+        connection.request("POST", target.path, body=body, headers=headers)
+        response = connection.getresponse()
+        response.read(_READ_LIMIT)
+    finally:
+        connection.close()
+    # A redirect is not followed (a redirected POST arrives as a bodiless GET elsewhere).
+    ok = 200 <= response.status < 300
+    return response.status, "" if ok else f"HTTPError: {response.reason}"
 
 
 def _reason(failure: Any) -> str:

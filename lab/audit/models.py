@@ -1,4 +1,4 @@
-"""Audit records: one row per graded agent turn, written once (the database refuses updates).
+"""Audit records: one row per graded agent turn, written once (the database refuses changes).
 
 The structured parts (grade, grounding, retrieval) are the entry's pydantic models as JSON; the
 columns beside them are copies made at write time for the queries the queue and the APIs run.
@@ -7,6 +7,7 @@ columns beside them are copies made at write time for the queries the queue and 
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from lab.audit.schema import AuditChannel
 from lab.events.models import Run
@@ -49,13 +50,19 @@ class AuditRecord(models.Model):
     turn_latency_ms = models.FloatField(null=True, blank=True)
     spoken_at = models.DateTimeField(null=True, blank=True)
     graded_at = models.DateTimeField()
-    recorded_at = models.DateTimeField(auto_now_add=True)
+    # Set by the writer (not auto_now_add) because the row's chain hash covers it.
+    recorded_at = models.DateTimeField(default=timezone.now)
     # SHA-256 of the entry (lab.audit.schema.AuditEntry.content_key): the same turn, graded the
     # same way, is one row however often it is imported or retried.
     content_key = models.CharField(max_length=64, unique=True)
     corrects = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
     )
+    # The tenant's hash chain (lab.audit.chain): this row's place, the previous row's hash and
+    # this row's own. Null only for a row stored outside the lab's write path.
+    chain_seq = models.PositiveBigIntegerField(null=True, blank=True)
+    prev_hash = models.CharField(max_length=64, blank=True, default="")
+    row_hash = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-id"]
@@ -64,6 +71,10 @@ class AuditRecord(models.Model):
             models.Index(fields=["tenant", "-id"], name="audit_tenant_newest"),
             models.Index(fields=["tenant", "flagged", "-id"], name="audit_tenant_flagged"),
             models.Index(fields=["tenant", "call_id", "turn_id"], name="audit_turn"),
+        ]
+        constraints = [
+            # Also the chain walk's index; two writers cannot both take one place.
+            models.UniqueConstraint(fields=["tenant", "chain_seq"], name="audit_chain_place"),
         ]
 
     def __str__(self) -> str:
@@ -100,3 +111,18 @@ class AuditDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tenant}/{self.agent} {self.day} {self.verdict}: {self.turns}"
+
+
+class AuditChainHead(models.Model):
+    """The end of one tenant's audit hash chain (lab.audit.chain): its last seq and hash.
+
+    Every write of the tenant's rows first updates this row, which serializes the writers of
+    one tenant (a row lock on PostgreSQL, the write lock on SQLite), so the chain never forks.
+    """
+
+    tenant = models.CharField(max_length=64, unique=True)
+    seq = models.PositiveBigIntegerField(default=0)
+    hash = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"{self.tenant}: {self.seq} rows, head {self.hash[:12]}"

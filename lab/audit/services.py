@@ -1,4 +1,7 @@
-"""Writing audit records: once per entry, never updated; a correction is a new row."""
+"""Writing audit records: once per entry, never changed; a correction is a new row.
+
+Each new row joins its tenant's hash chain (lab.audit.chain) in the transaction that inserts it.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +9,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
+from django.utils import timezone
 
-from lab.alerts.outbox import enqueue_alerts
+from lab.audit.chain_store import chain_new, heads_locked
 from lab.audit.daily import count_new
+from lab.audit.landing import flagged_landed
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditEntry
 from lab.events.models import Run
-from lab.operator.cases import open_cases
 
 # Keys per IN (...) query: well under every backend's limit on query parameters.
 _KEY_BATCH = 500
@@ -31,19 +35,19 @@ def audit_record(
     *, entry: AuditEntry, run: Run | None = None, corrects: AuditRecord | None = None
 ) -> AuditRecord:
     """Store one agent turn's entry; the same entry again returns the row already stored."""
-    fields = _fields(entry, run=run, corrects=corrects)
-    try:
-        with transaction.atomic():
-            record = AuditRecord.objects.create(**fields)
-            count_new([record])
-            _flagged_landed([record])
-            return record
-    except IntegrityError:
-        # Another writer stored the same entry first; anything else is a real error.
-        existing = AuditRecord.objects.filter(content_key=fields["content_key"]).first()
-        if existing is None:
-            raise
-        return existing
+    record = AuditRecord(**_fields(entry, run=run, corrects=corrects))
+    with transaction.atomic():
+        # The tenant's writers wait here, so the key checked below cannot be taken meanwhile
+        # (the key covers the tenant: no other tenant's writer can store it).
+        heads = heads_locked([record.tenant])
+        existing = AuditRecord.objects.filter(content_key=record.content_key).first()
+        if existing is not None:
+            return existing
+        chain_new([record], heads)
+        record.save(force_insert=True)
+        count_new([record])
+        flagged_landed([record])
+        return record
 
 
 def audit_records_store(entries: Sequence[AuditEntry], *, run: Run | None = None) -> Stored:
@@ -51,40 +55,18 @@ def audit_records_store(entries: Sequence[AuditEntry], *, run: Run | None = None
     rows = [_fields(entry, run=run, corrects=None) for entry in entries]
     keys = [row["content_key"] for row in rows]
     with transaction.atomic():
-        try:
-            # All or none, so `new` is exactly what this transaction stored (the day counters
-            # must count a row once, however many writers race to store it).
-            with transaction.atomic():
-                before, new = _stored_new(rows, keys)
-        except IntegrityError:
-            # A concurrent import of the same file won some rows first: store the rest.
-            before, new = _stored_new(rows, keys)
+        # Every tenant of the batch locked first: what is new is then exactly what this
+        # transaction stores, so the day counters count a row once however many writers race.
+        heads = heads_locked({row["tenant"] for row in rows})
+        before = _by_key(keys)
+        new = {row["content_key"]: row for row in rows if row["content_key"] not in before}
+        records = [AuditRecord(**row) for row in new.values()]
+        chain_new(records, heads)
+        AuditRecord.objects.bulk_create(records)
         stored = before | _by_key(list(new))
         count_new([stored[key] for key in new])
-        _flagged_landed([stored[key] for key in new])
+        flagged_landed([stored[key] for key in new])
     return Stored(records=[stored[key] for key in keys], created=len(new))
-
-
-def _stored_new(
-    rows: list[dict[str, Any]], keys: list[str]
-) -> tuple[dict[str, AuditRecord], dict[str, dict[str, Any]]]:
-    """The rows stored before, and the others, inserted now (the unique key refuses a race)."""
-    before = _by_key(keys)
-    new = {row["content_key"]: row for row in rows if row["content_key"] not in before}
-    AuditRecord.objects.bulk_create([AuditRecord(**row) for row in new.values()])
-    return before, new
-
-
-def _flagged_landed(records: Sequence[AuditRecord]) -> None:
-    """What a newly stored flag sets off, in the transaction that stores it.
-
-    Each record is one this transaction inserted; each consumer is idempotent all the same.
-    """
-    flagged = [r for r in records if r.flagged]
-    if not flagged:
-        return
-    open_cases(flagged)
-    enqueue_alerts(flagged)
 
 
 def _by_key(keys: list[str]) -> dict[str, AuditRecord]:
@@ -130,6 +112,7 @@ def _fields(entry: AuditEntry, *, run: Run | None, corrects: AuditRecord | None)
         "turn_latency_ms": entry.turn_latency_ms,
         "spoken_at": entry.spoken_at,
         "graded_at": entry.graded_at,
+        "recorded_at": timezone.now(),
         "content_key": entry.content_key(corrects=corrects.id if corrects else None),
         "corrects": corrects,
     }

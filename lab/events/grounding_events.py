@@ -64,3 +64,17 @@ class TurnGrounding(PayloadModel):
     utterance_event_id: str
     retrieval_event_id: str | None = None
     audit: GroundingAudit
+
+
+class TurnGradeRecovered(PayloadModel):
+    """An utterance graded late: the lab stopped (a crash) after recording it and before its
+    grade, and reopening the run graded it from the log exactly as it would have been then.
+
+    Recorded just before the grade events it names, so a reader tells a grade that came late
+    from one that changed (a re-grade still compares it like any other).
+    """
+
+    type: Literal["turn.grade_recovered"] = "turn.grade_recovered"
+    utterance_event_id: str
+    missing: tuple[Literal["turn.graded", "turn.grounding"], ...]
+    reason: str

@@ -37,6 +37,7 @@ from lab.events.grounding_events import (
     CitationBlocked,
     RetrievalDone,
     TurnGraded,
+    TurnGradeRecovered,
     TurnGrounding,
 )
 from lab.events.speech_events import (
@@ -139,6 +140,7 @@ __all__ = [
     "TranscriptSignal",
     "TurnCandidate",
     "TurnDecided",
+    "TurnGradeRecovered",
     "TurnGraded",
     "TurnGrounding",
     "TurnLatency",
@@ -185,6 +187,7 @@ EventPayload = Annotated[
     | CitationBlocked
     | TurnGraded
     | TurnGrounding
+    | TurnGradeRecovered
     | RunEnded,
     Field(discriminator="type"),
 ]

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from lab.audit.models import AuditRecord
 from lab.audit.selectors import audit_entry, audit_records_for_call
-from lab.web.grade_views import TurnView, turn_view
+from lab.audit.turn_view import TurnView, turn_view
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from lab.accounts.models import Membership
 from lab.accounts.roles import Role, can_act
 from lab.audit.models import AuditRecord
 from lab.audit.selectors import audit_entry
+from lab.audit.turn_view import TurnView, turn_view
 from lab.operator.calls import with_new_callers
 from lab.operator.constraints import ConstraintView, constraint_views
 from lab.operator.models import CaseAction, FlagCase
 from lab.operator.states import Action, CaseState, allowed_actions
-from lab.web.grade_views import TurnView, turn_view
 
 TEMPLATE = "operator/queue.html"
 # The card alone (an action's answer), on top of the list, or in place of the one shown.

@@ -8,7 +8,9 @@ from functools import partial
 from django.db import transaction
 
 from lab.audit.models import AuditRecord
+from lab.operator.live import push_cards
 from lab.operator.models import FlagCase
+from lab.operator.queue import PAGE_SIZE
 
 
 def open_cases(records: Iterable[AuditRecord]) -> list[FlagCase]:
@@ -36,10 +38,5 @@ def open_cases(records: Iterable[AuditRecord]) -> list[FlagCase]:
 
 
 def _push_new(case_ids: list[int]) -> None:
-    # Imported here: cards draw through the grade page's helpers, and that page imports the
-    # audit services, which call open_cases.
-    from lab.operator.live import push_cards
-    from lab.operator.queue import PAGE_SIZE
-
     # A big import would bury the page; its newest page goes live, the rest is there on reload.
     push_cards(case_ids[-PAGE_SIZE:], mode="new")

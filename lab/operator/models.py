@@ -18,8 +18,8 @@ ROLE_CHOICES = [(r.value, r.value) for r in Role]
 class FlagCase(models.Model):
     """A flagged turn in the queue; `version` grows with every accepted action."""
 
-    # A case nobody acted on is only the record's place in the queue and goes with it; once
-    # someone acted, its actions protect it (and so the record) from deletion.
+    # The database never lets a record go (lab.audit.write_once); were it let go, a case nobody
+    # acted on would go with it, while one someone acted on protects it by its actions.
     record = models.OneToOneField(AuditRecord, on_delete=models.CASCADE, related_name="case")
     # Copies of the record's slugs, for the queue's filters without a join.
     tenant = models.CharField(max_length=64)

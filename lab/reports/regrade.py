@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lab.events.types import AgentUtterance, Event, TurnGraded, TurnGrounding
+from lab.events.types import (
+    AgentUtterance,
+    Event,
+    RunEnded,
+    TurnGraded,
+    TurnGradeRecovered,
+    TurnGrounding,
+)
 from lab.facts.schema import ConstraintList
 from lab.grading.grader import DETERMINISTIC_GRADER, DETERMINISTIC_VERSION, DeterministicGrader
 from lab.grading.run_turns import grade_utterance
@@ -130,6 +137,7 @@ def _turn(
     stated_graded: Event | None,
     stated_grounding: Event | None,
     constraints: ConstraintList,
+    incomplete: bool,
 ) -> TurnRegrade:
     assert isinstance(utterance.payload, AgentUtterance)
     graded, grounding = grade_utterance(
@@ -162,7 +170,44 @@ def _turn(
         stated_grounding=None if stated_audit is None else str(stated_audit),
         derived_grounding=str(grounding.audit.verdict),
         differences=differences,
+        incomplete=incomplete,
     )
+
+
+def _cut_short(
+    events: list[Event], graded: dict[str, Event], grounding: dict[str, Event]
+) -> set[str]:
+    """Utterances whose grade a stopped run never recorded: ungraded, after every graded one,
+    in a log that never ends (no run.ended: the lab stopped and nothing reopened the run).
+
+    The live pipeline records each grade before the agent says anything more, so only the
+    last utterances can lack one for that reason; anywhere else a missing grade is a change.
+    """
+    if any(isinstance(e.payload, RunEnded) for e in events):
+        return set()
+    utterances = [e.id for e in events if isinstance(e.payload, AgentUtterance)]
+    short: list[str] = []
+    for utterance in reversed(utterances):
+        if utterance in graded and utterance in grounding:
+            break
+        short.append(utterance)
+        if utterance in graded or utterance in grounding:
+            break  # stopped between the grade and the grounding: nothing earlier is short
+    return set(short)
+
+
+def _recovered(events: list[Event]) -> list[Finding]:
+    """The grades a reopened run recorded late, named as such (they are compared all the same)."""
+    return [
+        Finding(
+            "grade_recovered",
+            f"{e.payload.utterance_event_id}: {', '.join(e.payload.missing)} recorded late, on "
+            f"reopening the run after the lab stopped ({e.id})",
+            blocking=False,
+        )
+        for e in events
+        if isinstance(e.payload, TurnGradeRecovered)
+    ]
 
 
 def check_regrade(
@@ -191,14 +236,26 @@ def check_regrade(
     findings += _facts_findings(report, embedded)
     constraints, notes = _canonical(embedded, known)
     findings += notes
+    short = _cut_short(events, graded, grounding)
+    findings += _recovered(events)
     turns = tuple(
-        _turn(events, e, graded.get(e.id), grounding.get(e.id), constraints)
+        _turn(events, e, graded.get(e.id), grounding.get(e.id), constraints, e.id in short)
         for e in events
         if isinstance(e.payload, AgentUtterance)
     )
     older = _older_grader(graded)
     for turn in turns:
-        if not turn.matches and _only_grade_changed(turn, older):
+        if turn.incomplete:
+            findings.append(
+                Finding(
+                    "grade_incomplete",
+                    f"{turn.utterance_event_id}: the log ends before this utterance's grade "
+                    f"(derived {turn.derived_verdict}/{turn.derived_grounding}); the run "
+                    "stopped abnormally and was not reopened, so the report is incomplete",
+                    blocking=False,
+                )
+            )
+        elif not turn.matches and _only_grade_changed(turn, older):
             first = turn.differences[0]
             findings.append(
                 Finding(
@@ -229,4 +286,6 @@ def check_regrade(
         if regrade.mismatched
         else f"{basis}; every grade and grounding verdict matches the log"
     )
+    if short:
+        summary += f"; incomplete: {len(short)} ungraded when the run stopped"
     return CheckResult(Check.REGRADE, summary, capped(findings)), regrade

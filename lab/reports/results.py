@@ -96,6 +96,8 @@ class TurnRegrade:
     stated_grounding: str | None
     derived_grounding: str
     differences: tuple[Difference, ...]
+    # Ungraded because the run stopped before its grade was recorded (not a difference).
+    incomplete: bool = False
 
     @property
     def matches(self) -> bool:
@@ -111,7 +113,11 @@ class Regrade:
 
     @property
     def mismatched(self) -> int:
-        return sum(not turn.matches for turn in self.turns)
+        return sum(not turn.matches and not turn.incomplete for turn in self.turns)
+
+    @property
+    def incomplete(self) -> int:
+        return sum(turn.incomplete for turn in self.turns)
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,11 @@ class Verification:
         return not self.rejected and not any(
             f.blocking for check in self.checks for f in check.findings
         )
+
+    @property
+    def incomplete(self) -> bool:
+        """The run stopped (a crash) before its last utterances' grades were recorded."""
+        return self.regrade is not None and self.regrade.incomplete > 0
 
     @property
     def origin_proven(self) -> bool:
@@ -169,6 +180,11 @@ class Verification:
             return (
                 f"{name}: INCONSISTENT ({problems}), {self.origin}, "
                 f"re-derived verdict {self.verdict}{tail}"
+            )
+        if self.incomplete:
+            tail += (
+                ", incomplete: the run stopped before its last grade was recorded"
+                " (not a change; reopening the run or reconcileruns records it)"
             )
         if self.origin_proven:
             return f"{name}: consistent, {self.origin}, verdict {self.verdict}{tail}"

@@ -1,7 +1,8 @@
 """Every agent utterance of a live run graded and audited: turn.graded, turn.grounding, audit row.
 
 The session edge around the pure lab.grading.run_turns: it records the two events right after
-the utterance and stores the audit row off the event loop.
+the utterance and stores the audit row off the event loop. A run reopened after a crash gets the
+grades and rows the stopped process never recorded (`grades_recover`), each marked as recovered.
 """
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Literal
 
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from lab.agent.dialogue import Say
+from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditChannel, AuditEntry
 from lab.audit.services import audit_record
 from lab.events.models import Run
@@ -24,6 +27,9 @@ from lab.events.types import (
     Event,
     EventPayload,
     RetrievalDone,
+    TurnGraded,
+    TurnGradeRecovered,
+    TurnGrounding,
 )
 from lab.facts.knowledge import build_knowledge_base
 from lab.facts.schema import ConstraintList
@@ -33,6 +39,11 @@ from lab.grading.run_turns import grade_utterance
 from lab.runs.retrieval import tenant_constraints
 
 Record = Callable[[EventPayload], Awaitable[Event]]
+GradeKind = Literal["turn.graded", "turn.grounding"]
+RECOVERY_REASON = (
+    "the lab stopped after this utterance was recorded and before its grade was; graded on "
+    "reopening the run, from the events before it, as it would have been then"
+)
 
 
 class TurnAuditor:
@@ -94,8 +105,53 @@ class TurnAuditor:
         latency_ms = (time.perf_counter() - started) * 1000
         await self.record(graded)
         await self.record(grounding)
+        await self._store(events, utterance, graded, grounding, latency_ms)
+
+    async def recover(self, utterances: list[Event], stored: set[str]) -> int:
+        """Grade the utterances a stopped process left ungraded, each recorded as recovered,
+        and store the audit rows it left unwritten (turn ids in stored have theirs)."""
+        events = self.events()
+        stated = _stated_grades(events)
+        recovered = 0
+        for utterance in utterances:
+            graded, grounding = stated.get(utterance.id, (None, None))
+            latency_ms = 0.0  # unknown for a grade the log already holds
+            if graded is None or grounding is None:
+                started = time.perf_counter()
+                fresh = grade_utterance(
+                    events, utterance, grader=self.grader, constraints=self.constraints
+                )
+                latency_ms = (time.perf_counter() - started) * 1000
+                missing: tuple[GradeKind, ...] = (
+                    *(("turn.graded",) if graded is None else ()),
+                    *(("turn.grounding",) if grounding is None else ()),
+                )
+                await self.record(
+                    TurnGradeRecovered(
+                        utterance_event_id=utterance.id, missing=missing, reason=RECOVERY_REASON
+                    )
+                )
+                if graded is None:
+                    graded = fresh[0]
+                    await self.record(graded)
+                if grounding is None:
+                    grounding = fresh[1]
+                    await self.record(grounding)
+                recovered += 1
+            if utterance.id not in stored:
+                await self._store(events, utterance, graded, grounding, latency_ms)
+        return recovered
+
+    async def _store(
+        self,
+        events: list[Event],
+        utterance: Event,
+        graded: TurnGraded,
+        grounding: TurnGrounding,
+        latency_ms: float,
+    ) -> None:
         if not self.run.tenant:
-            return
+            return  # a public run writes into no tenant
         said = utterance.payload
         assert isinstance(said, AgentUtterance)
         retrieval = self._retrieval(events, said.retrieval_event_id)
@@ -119,3 +175,38 @@ class TurnAuditor:
             graded_at=timezone.now(),
         )
         await database_sync_to_async(audit_record)(entry=entry, run=self.run)
+
+
+def _stated_grades(
+    events: list[Event],
+) -> dict[str, tuple[TurnGraded | None, TurnGrounding | None]]:
+    """Each utterance's recorded grade and grounding events, by utterance id."""
+    stated: dict[str, tuple[TurnGraded | None, TurnGrounding | None]] = {}
+    for event in events:
+        match event.payload:
+            case TurnGraded(utterance_event_id=target) as graded:
+                stated[target] = (graded, stated.get(target, (None, None))[1])
+            case TurnGrounding(utterance_event_id=target) as grounding:
+                stated[target] = (stated.get(target, (None, None))[0], grounding)
+    return stated
+
+
+def _audited_turns(run: Run) -> set[str]:
+    return set(AuditRecord.objects.filter(run=run).values_list("turn_id", flat=True))
+
+
+async def grades_recover(run: Run, events: list[Event], record: Record) -> int:
+    """On reopening a run (or in the start-up sweep): grade what a crash left ungraded and store
+    the audit rows it left unwritten; returns how many utterances were graded late."""
+    utterances = [e for e in events if isinstance(e.payload, AgentUtterance)]
+    if not utterances:
+        return 0
+    stated = _stated_grades(events)
+    stored = await database_sync_to_async(_audited_turns)(run)
+    pending = [
+        e for e in utterances if e.id not in stored or None in stated.get(e.id, (None, None))
+    ]
+    if not pending:
+        return 0
+    auditor = TurnAuditor(run=run, record=record, events=lambda: events)
+    return await auditor.recover(pending, stored)

@@ -1,4 +1,5 @@
-"""Reconciliation: commit attempts whose outcome the log never recorded, settled from the sandbox.
+"""Reconciliation: commit attempts whose outcome the log never recorded, settled from the sandbox,
+and utterances whose grade it never recorded, graded late (lab.runs.grading.grades_recover).
 
 A process can stop between tool.commit.started and its outcome (kill -9 in the write window), and
 a commit can outlive its timeout. Either way the log then records what the sandbox holds for the
@@ -22,6 +23,7 @@ from lab.events.types import (
     EventPayload,
     ReconcileTrigger,
 )
+from lab.runs.grading import grades_recover
 from lab.runs.log import RunLog
 from lab.tools.adapters import execution_settle
 
@@ -83,7 +85,9 @@ async def settle(
 
 
 async def reconcile(run: Run, events: list[Event], record: Record) -> int:
-    """Record a reconciliation for every open commit attempt of a reopened run."""
+    """Record a reconciliation for every open commit attempt of a reopened run (returned), after
+    the grades a crash left unrecorded (lab.runs.grading.grades_recover)."""
+    await grades_recover(run, events, record)
     attempts = open_commits(events)
     for started in attempts:
         await record(await settle(run, started, events, trigger="recovery"))

@@ -34,23 +34,15 @@ from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditEntry, tally
 from lab.audit.services import audit_records_store
 from lab.audit.transcript import TranscriptError
+from lab.audit.turn_view import VERDICT_LABELS, turn_view
 from lab.facts.errors import ConstraintListError, error_path
 from lab.facts.loader import tenant_versions, tenants
 from lab.facts.schema import Capability, ConstraintList
-from lab.grading.schema import Verdict
-from lab.retrieval.window import RetrievedChunk
 from lab.web.list_shapes import example_bytes, example_lists, field_example, lab_shape, seed_shape
 
 # Grading runs while the uploader waits: a bigger transcript belongs to `manage.py gradeturns`.
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
 TEMPLATE = "grading/grade.html"
-# How a badge reads; its colour comes from the value (static/css/grading.css).
-VERDICT_LABELS = {
-    Verdict.SUPPORTED: "supported",
-    Verdict.UNSUPPORTED: "unsupported",
-    Verdict.OUT_OF_SCOPE: "out of scope",
-    Verdict.LLM_FLAGGED: "flagged",
-}
 
 
 class GradeForm(BaseModel):
@@ -88,25 +80,6 @@ class _Upload:
 class _Graded:
     constraints: ConstraintList
     entries: list[AuditEntry]
-
-
-@dataclass(frozen=True)
-class ChunkView:
-    number: int  # N of [KB-N]
-    chunk: RetrievedChunk
-    cited: bool
-
-
-@dataclass(frozen=True)
-class TurnView:
-    entry: AuditEntry
-    ref: str  # "" for a turn that was not stored
-    flagged: bool
-    chunks: list[ChunkView]
-
-    @property
-    def verdict_label(self) -> str:
-        return VERDICT_LABELS[self.entry.grade.verdict]
 
 
 def _choices(user: Any) -> list[tuple[str, str]]:
@@ -217,21 +190,6 @@ def _grade(upload: _Upload) -> _Graded:
         max_bytes=MAX_TRANSCRIPT_BYTES,
     )
     return _Graded(constraints=constraints, entries=entries)
-
-
-def turn_view(entry: AuditEntry, record: AuditRecord | None) -> TurnView:
-    """One graded turn as the page shows it: every retrieved chunk, the cited ones marked."""
-    window = entry.retrieval.chunks if entry.retrieval else ()
-    cited = set(entry.grounding.cited)
-    return TurnView(
-        entry=entry,
-        ref=record.ref if record is not None else "",
-        flagged=entry.flagged,
-        chunks=[
-            ChunkView(number=n, chunk=chunk, cited=chunk.id in cited)
-            for n, chunk in enumerate(window, start=1)
-        ],
-    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

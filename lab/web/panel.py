@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.template.loader import render_to_string
 
+from lab.audit.turn_view import VERDICT_LABELS, ChunkView
 from lab.evaluation.evaluator import evaluate
 from lab.events.types import (
     AgentAudioPlayed,
@@ -47,7 +48,6 @@ from lab.events.types import (
 )
 from lab.runs.ending import QUIET_END_S
 from lab.scenarios.contracts import Contract
-from lab.web.grade_views import VERDICT_LABELS, ChunkView
 from lab.web.waterfall import waterfalls
 
 TEMPLATE = "web/run.html"

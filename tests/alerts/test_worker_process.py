@@ -87,6 +87,8 @@ def lab_env(tmp_path, migrated) -> dict[str, str]:
         "LAB_STATE_DIR": str(tmp_path),
         "PYTHONUNBUFFERED": "1",
         "PYTHONPATH": str(ROOT),
+        # The test's receiver listens on loopback, which alerts may reach only when named.
+        "LAB_ALERT_ALLOWED_HOSTS": "127.0.0.1",
     }
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta, timezone
-from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -12,7 +11,6 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lab.audit import services
 from lab.audit.daily import counted, rebuild, utc_day
 from lab.audit.models import AuditDay, AuditRecord
 from lab.audit.schema import AuditEntry
@@ -98,24 +96,6 @@ def test_a_retried_batch_adds_nothing():
     assert audit_records_store(batch).created == 0
     audit_record(entry=batch[0])
     assert counters() == once == rows_counted() and sum(once.values()) == 20
-
-
-def test_rows_a_concurrent_writer_stored_first_are_not_counted_again():
-    first = [entry(n, "acme", "front-desk", 1, 0) for n in range(10)]
-    audit_records_store(first)
-    later = [entry(n, "acme", "front-desk", 2, 0) for n in range(10)]
-    real = services._by_key
-    calls = []
-
-    def first_misses(keys: list[str]) -> dict[str, AuditRecord]:
-        # The first look misses the stored rows, as if another writer committed just after it.
-        calls.append(keys)
-        return {} if len(calls) == 1 else real(keys)
-
-    with mock.patch.object(services, "_by_key", side_effect=first_misses):
-        stored = audit_records_store(first + later)
-    assert stored.created == 10 and len(stored.records) == 20 and len(calls) == 3
-    assert counters() == rows_counted() and sum(counters().values()) == 20
 
 
 def test_rebuild_recounts_from_the_rows():

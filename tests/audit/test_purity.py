@@ -5,7 +5,7 @@ import sys
 
 from django.conf import settings
 
-PURE = ["lab.audit.schema", "lab.audit.transcript", "lab.audit.imported"]
+PURE = ["lab.audit.schema", "lab.audit.transcript", "lab.audit.imported", "lab.audit.chain"]
 
 
 def test_the_audit_entry_transcript_and_grading_cores_import_nothing_from_django():

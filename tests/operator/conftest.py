@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 
 from lab.accounts.models import Agent, Membership, Tenant
 from lab.accounts.roles import Role
+from lab.alerts.targets import parse_allowed_hosts
 from lab.audit.imported import grade_transcript
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditEntry
@@ -51,6 +52,13 @@ def member(username: str, tenant: Tenant, role: Role) -> User:
     user = User.objects.create(username=username)
     Membership.objects.create(user=user, tenant=tenant, role=role.value)
     return user
+
+
+@pytest.fixture(autouse=True)
+def loopback_receivers(settings):
+    """Endpoints here are loopback addresses, which alerts may reach only when it is named."""
+    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
+    return settings
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import importlib
 
 import pytest
 from django.apps import apps
+from django.db import DatabaseError, transaction
 from django.db.models import ProtectedError
 
 from lab.accounts.roles import Role
@@ -79,7 +80,7 @@ def test_a_long_call_is_shown_around_its_flagged_turn():
     assert [line.text for line in lines[1:4]] == ["agent 4", "caller 5", "agent 5"]
 
 
-def test_a_case_nobody_acted_on_goes_with_its_record_and_an_acted_on_one_protects_it(members):
+def test_an_audit_record_is_never_deleted_whether_or_not_its_case_was_acted_on(members):
     stored = audit_records_store(graded(demo_calls()[0])).records
     first, second = [r for r in stored if r.flagged][:2]
     act(
@@ -89,8 +90,10 @@ def test_a_case_nobody_acted_on_goes_with_its_record_and_an_acted_on_one_protect
         action=Action.ACKNOWLEDGE,
         expected_version=0,
     )
-    AuditRecord.objects.filter(pk=first.pk).delete()
-    assert not FlagCase.objects.filter(record_id=first.pk).exists()
+    # The database refuses the record's deletion, and the case it would have taken goes back.
+    with pytest.raises(DatabaseError), transaction.atomic():
+        AuditRecord.objects.filter(pk=first.pk).delete()
+    assert FlagCase.objects.filter(record_id=first.pk).exists()
     with pytest.raises(ProtectedError):
         AuditRecord.objects.filter(pk=second.pk).delete()
     assert FlagCase.objects.filter(record_id=second.pk).exists()

@@ -11,13 +11,14 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
-from lab.audit.models import AuditRecord
+from lab.audit.models import AuditChainHead, AuditRecord
 from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
 from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts
 from lab.web.management.commands.runscenarios import play_headless
+from tests.audit.lifting import lifted
 from tests.conftest import FAST_CLOCK
 
 
@@ -47,8 +48,11 @@ def _played(scenario_id: str, mode: Mode) -> RealReport:
     asyncio.run(play_headless(run))
     report = RealReport(scenario_id, mode, report_bytes(report_for_run(run)))
     # This fixture outlives every test's transaction: leave nothing behind for tests that count
-    # rows. Audit rows protect their run, so they go first.
-    AuditRecord.objects.filter(run=run).delete()
+    # rows. Audit rows protect their run, so they go first, and only with the write-once
+    # triggers lifted; the chain goes with them.
+    with lifted(connection):
+        AuditRecord.objects.filter(run=run).delete()
+        AuditChainHead.objects.all().delete()
     run.delete()
     return report
 

@@ -31,7 +31,11 @@ pytestmark = pytest.mark.django_db
 
 
 def _report(answer: str) -> bytes:
-    events = graded_call(answer)
+    return _report_of(graded_call(answer))
+
+
+def _report_of(events: list[Event]) -> bytes:
+    """A report of these events, sealed with this lab's key."""
     started = events[0].payload
     runtime = Runtime(
         lab_version="test",

@@ -4,6 +4,7 @@ synthesized audio, attenuated and delayed as a room would, is mixed into the mic
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 
 import numpy as np
 import pytest
@@ -16,6 +17,9 @@ from lab.speech import tts
 from tests.web.test_voice_consumer import SILENCE, Call, open_call
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
+# A stream that starts this much after the last one ended is a mic turned on again; anything
+# less is a loaded loop running late, and the mic's clock goes on from where it was.
+MIC_RESUME_S = 0.2
 
 
 class EchoingCall(Call):
@@ -24,27 +28,49 @@ class EchoingCall(Call):
     def __init__(self, call: Call, *, delay_ms: int, gain: float) -> None:
         super().__init__(call.communicator)
         self.delay_s, self.gain = delay_ms / 1000, gain
+        # When the server sent each binary message: a browser's player starts a chunk when it
+        # arrives, which is when it was sent here (one process, no network), not when a loaded
+        # loop gets round to this client's reading it.
+        self.sent_at: deque[float | None] = deque()
+        queue = call.communicator.output_queue
+        self.sent_at.extend(None for m in list(queue._queue) if m.get("bytes") is not None)
+        put = queue.put_nowait
+
+        def stamped(message: dict) -> None:
+            if message.get("bytes") is not None:
+                self.sent_at.append(asyncio.get_running_loop().time())
+            put(message)
+
+        queue.put_nowait = stamped  # type: ignore[method-assign]
         self.playout: list[tuple[str, float, np.ndarray]] = []
         self.play_end = 0.0
         self.counted = 0
+        # Where the mic's own clock is: the capture time of the next frame.
+        self.mic_at = 0.0
 
     async def pump(self, wait_s: float = 0.01) -> None:
         await super().pump(wait_s)
         now = asyncio.get_running_loop().time()
         for data in self.audio[self.counted :]:
             utterance_id = data[1:9].decode().strip()
+            sent = self.sent_at.popleft() if self.sent_at else None
+            arrived = now if sent is None else sent
             if data[0] == AGENT_AUDIO:
                 samples = np.frombuffer(data[9:], "<i2").astype(np.float64)
-                start = max(now, self.play_end)
+                start = max(arrived, self.play_end)
                 self.playout.append((utterance_id, start, samples))
                 self.play_end = start + len(samples) / SAMPLE_RATE
             elif data[0] == STOP_AUDIO:
                 # The player drops what it had not played yet.
                 self.playout = [
-                    (u, s, x[: max(0, round((now - s) * SAMPLE_RATE))] if u == utterance_id else x)
+                    (
+                        u,
+                        s,
+                        x[: max(0, round((arrived - s) * SAMPLE_RATE))] if u == utterance_id else x,
+                    )
                     for u, s, x in self.playout
                 ]
-                self.play_end = min(self.play_end, now)
+                self.play_end = min(self.play_end, arrived)
         self.counted = len(self.audio)
 
     async def until(self, run, predicate, limit_s: float = 30.0):
@@ -81,16 +107,22 @@ class EchoingCall(Call):
 
     async def stream(self, pcm: bytes) -> None:
         loop = asyncio.get_running_loop()
-        next_at = loop.time()
+        if loop.time() - self.mic_at > MIC_RESUME_S:
+            self.mic_at = loop.time()  # the mic was off (between calls), not late
         for frame in split_frames(pcm):
-            mic = np.frombuffer(frame.pcm, "<i2") + self.echo(loop.time())
+            # Each frame holds what the room sounded like at its own place on the mic's clock,
+            # however late a loaded loop gets to send it: a real mic captures continuously and
+            # delivers late frames in a burst. Mixing the echo in at the moment of sending
+            # instead made a stalled loop repeat the same instant of the agent's audio over
+            # several frames, which matches the agent's voice no more than a caller does.
+            mic = np.frombuffer(frame.pcm, "<i2") + self.echo(self.mic_at)
             await self.communicator.send_to(
                 bytes_data=np.clip(mic, -32768, 32767).astype("<i2").tobytes()
             )
-            next_at += FRAME_MS / 1000
+            self.mic_at += FRAME_MS / 1000
             # Never ahead of real time, even when many messages arrive at once.
-            while loop.time() < next_at:
-                await self.pump(wait_s=max(0.001, next_at - loop.time()))
+            while loop.time() < self.mic_at:
+                await self.pump(wait_s=max(0.001, self.mic_at - loop.time()))
 
 
 async def echoing_call(delay_ms: int, gain: float = 0.25):

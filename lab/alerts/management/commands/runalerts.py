@@ -8,11 +8,12 @@ import threading
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
 
 from lab.alerts.delivery import Sent, WorkerConfig, deliver_due, worker_name
 from lab.alerts.outbox import default_endpoint_configure
+from lab.alerts.targets import TargetRefused
 
 DEFAULT_TENANT = "demo"
 
@@ -56,9 +57,15 @@ class Command(BaseCommand):
         url = settings.LAB_ALERT_WEBHOOK_URL
         if not url:
             return
-        endpoint, created = default_endpoint_configure(
-            tenant=DEFAULT_TENANT, url=url, secret=settings.LAB_ALERT_WEBHOOK_SECRET
-        )
+        try:
+            endpoint, created = default_endpoint_configure(
+                tenant=DEFAULT_TENANT, url=url, secret=settings.LAB_ALERT_WEBHOOK_SECRET
+            )
+        except TargetRefused as refusal:
+            raise CommandError(
+                f"LAB_ALERT_WEBHOOK_URL {url!r} is refused: {refusal} "
+                "(LAB_ALERT_ALLOWED_HOSTS names the hosts that may be internal)"
+            ) from None
         verb = "added" if created else "kept"
         self.stdout.write(f"runalerts: {verb} endpoint {endpoint.url} for tenant {DEFAULT_TENANT}")
 

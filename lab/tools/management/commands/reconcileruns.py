@@ -1,4 +1,5 @@
-"""Start-up sweep: record what the sandbox holds for every commit an active run left open."""
+"""Start-up sweep: record what the sandbox holds for every commit an active run left open, and
+the grades of utterances it left ungraded."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from lab.runs.reconciliation import reconcile_active_runs
 
 class Command(BaseCommand):
     help = (
-        "Reconcile commit attempts that active runs started without a recorded outcome "
-        "(run before serving, after a crash)."
+        "Reconcile commit attempts that active runs started without a recorded outcome, and "
+        "grade the utterances they recorded without a grade (run before serving, after a crash)."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:

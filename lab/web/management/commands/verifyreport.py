@@ -41,7 +41,7 @@ def detail_lines(verification: Verification) -> list[str]:
     if regrade is not None and regrade.mismatched:
         lines.append(f"  {'turn':10}  {'the log states':30}  re-graded now")
         for turn in regrade.turns:
-            if not turn.matches:
+            if not turn.matches and not turn.incomplete:
                 stated = (
                     f"{turn.stated_verdict or 'no grade'}/{turn.stated_grounding or 'no audit'}"
                 )
