@@ -16,6 +16,7 @@ from django.test import Client
 from lab.accounts.models import Membership, Tenant
 from lab.alerts.models import OutboxMessage
 from lab.alerts.outbox import endpoint_create
+from lab.alerts.targets import parse_allowed_hosts
 from lab.audit.models import AuditRecord
 from lab.facts.loader import constraints_from_bytes
 from lab.operator.models import FlagCase
@@ -23,6 +24,12 @@ from lab.web.grade_views import MAX_TRANSCRIPT_BYTES
 from tests.audit.calls import ROOT, SEED_LIST, demo_calls, jsonl, seed_call
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def loopback_receivers(settings):
+    """This file's webhook endpoints are on loopback, which alerts reach only when it is named."""
+    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
 
 
 def member_of(tenant: str, role: str, username: str) -> Client:

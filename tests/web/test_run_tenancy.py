@@ -16,6 +16,7 @@ from lab.accounts.agents import AgentRef
 from lab.accounts.models import Agent, Membership, Tenant
 from lab.alerts.models import OutboxMessage
 from lab.alerts.outbox import endpoint_create
+from lab.alerts.targets import parse_allowed_hosts
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditChannel
 from lab.audit.services import audit_record
@@ -28,6 +29,12 @@ from lab.web.management.commands.runscenarios import play_headless
 from tests.operator.conftest import graded, one_call
 
 DEMO_AGENT = AgentRef("demo", "demo-agent")
+
+
+@pytest.fixture(autouse=True)
+def loopback_receivers(settings):
+    """This file's webhook endpoint is on loopback, which alerts reach only when it is named."""
+    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
 
 
 @pytest.fixture
