@@ -10,6 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core.management import call_command
 
+from lab.accounts.agents import AgentRef
 from lab.audit.models import AuditRecord
 from lab.events import store
 from lab.events.models import Run
@@ -31,8 +32,12 @@ class Crash(Exception):
 
 async def crash_after_an_answer() -> tuple[Run, str]:
     """The agent's answer to the caller's first line is stored; the process dies at once."""
+    # A run for demo's agent: a public run would write no audit rows to recover.
     run = await database_sync_to_async(run_start)(
-        scenario_id=CONTRACT.id, mode=Mode.GUARDED, channel=Channel.TYPED
+        scenario_id=CONTRACT.id,
+        mode=Mode.GUARDED,
+        channel=Channel.TYPED,
+        tenant_agent=AgentRef("demo", "demo-agent"),
     )
     session = RunSession(run=run, contract=CONTRACT)
 
@@ -114,7 +119,10 @@ async def test_an_audit_row_the_dead_process_never_wrote_is_written_on_reopening
     fast_clock, monkeypatch
 ):
     run = await database_sync_to_async(run_start)(
-        scenario_id=CONTRACT.id, mode=Mode.GUARDED, channel=Channel.TYPED
+        scenario_id=CONTRACT.id,
+        mode=Mode.GUARDED,
+        channel=Channel.TYPED,
+        tenant_agent=AgentRef("demo", "demo-agent"),
     )
     session = RunSession(run=run, contract=CONTRACT)
     await session.start()
