@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('events', '0004_run_owner_user'),
+        ('events', '0005_run_agent_under_test'),
     ]
 
     operations = [
