@@ -23,6 +23,7 @@ from lab.tools.adapters import ADAPTERS
 class McpOpened:
     run: Run
     specs: tuple[ToolSpec, ...]
+    outside_agent: bool
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def mcp_access(*, token: str | None, run_id: str) -> McpOpened | McpRefused:
         return McpRefused(404, "no_such_run", "there is no such run for this token")
     if run.status == Run.Status.ENDED:
         return McpRefused(403, "run_ended", "this run has ended; its tools are closed")
-    return McpOpened(run, run_tool_specs(run))
+    return McpOpened(run, run_tool_specs(run), outside_agent=bool(run.agent_connector))
 
 
 def run_tool_specs(run: Run) -> tuple[ToolSpec, ...]:

@@ -38,6 +38,9 @@ class McpGrant:
 
     run_id: str
     specs: tuple[ToolSpec, ...]
+    # The lab's own scripted agent calls its tools in process; only an outside agent's run
+    # has a ToolBox to reach over MCP.
+    outside_agent: bool = True
 
 
 def tool_listing(spec: ToolSpec) -> types.Tool:
@@ -89,6 +92,11 @@ def mcp_server(runs: McpRuns = LIVE) -> Server[Any]:
                 f"this run offers no tool named {params.name!r}; it offers {', '.join(offered)}"
             )
         reach = runs.reach(grant.run_id)
+        if reach is None and not grant.outside_agent:
+            return _error(
+                "this run's agent is the lab's own scripted agent, which calls its tools in "
+                "process; start the run with an outside agent to call them over MCP"
+            )
         if reach is None:
             return _error(
                 "this run is not live in the lab process that answered: its session has not "

@@ -67,7 +67,7 @@ class McpEndpoint:
         if isinstance(decision, McpRefused):
             await _refuse(send, decision.status, decision.code, decision.reason)
             return
-        grant = McpGrant(run_id=run_id, specs=decision.specs)
+        grant = McpGrant(run_id=run_id, specs=decision.specs, outside_agent=decision.outside_agent)
         granted = {**scope, GRANT_SCOPE_KEY: grant}
         manager = await self._manager()
         await manager.handle_request(granted, receive, send)

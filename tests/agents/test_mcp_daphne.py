@@ -41,11 +41,11 @@ async def test_an_owner_sets_up_a_run_for_mcp_and_the_sdk_client_lists_its_tools
 
     async with mcp_session(setup["url"], reissued.json()["token"]) as session:
         names = [tool.name for tool in (await session.list_tools()).tools]
-        # Nothing drives the run yet, so no session of this process holds its tools.
-        early = await session.call_tool("check_availability", {"day": "tuesday"})
+        # The picker's run is the lab's own agent's: there is no outside agent's ToolBox.
+        scripted = await session.call_tool("check_availability", {"day": "tuesday"})
     assert names == ["check_availability", "book_appointment"]
-    assert early.is_error
-    assert "not live" in early.content[0].text
+    assert scripted.is_error
+    assert "the lab's own scripted agent" in scripted.content[0].text
 
     async with httpx2.AsyncClient(timeout=60) as http:
         # A second token revoked the first.

@@ -11,6 +11,7 @@ from mcp.shared.exceptions import MCPError
 from lab.agents.interface import ToolCall, ToolResult
 from lab.agents.mcp_access import mcp_token_issue
 from lab.agents.mcp_runs import LIVE
+from lab.agents.registry import AgentSpec
 from lab.agents.tool_specs import BookAppointment, CheckAvailability, IssueRefund, LookUpOrder
 from lab.events import store
 from lab.events.models import Run
@@ -46,9 +47,13 @@ class RecordingToolBox:
         return ToolResult(call.call_id, prepared.kind, prepared.content, prepared.reason)
 
 
+OUTSIDE = AgentSpec(connector="pipecat", endpoint="ws://127.0.0.1:9/ws")
+
+
 @database_sync_to_async
-def mcp_run(scenario_id: str = "correction") -> tuple[Run, str]:
-    run = run_start(scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.TYPED)
+def mcp_run(scenario_id: str = "correction", agent: AgentSpec | None = OUTSIDE) -> tuple[Run, str]:
+    """A run of an outside agent (never connected here) with its MCP token."""
+    run = run_start(scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.TYPED, agent=agent)
     return run, mcp_token_issue(run=run)
 
 
@@ -166,10 +171,16 @@ async def test_a_call_reaches_the_runs_toolbox_and_a_refusal_comes_back_as_an_er
 
 async def test_a_call_for_a_tool_the_run_lacks_or_a_run_not_live_here_is_an_error_result():
     run, token = await mcp_run()
-    async with lab_served() as base, mcp_session(mcp_url(base, str(run.id)), token) as session:
-        not_live = await session.call_tool("check_availability", {"day": "tuesday"})
-        lacking = await session.call_tool("issue_refund", {"order_number": "4512"})
+    scripted, scripted_token = await mcp_run(agent=None)
+    async with lab_served() as base:
+        async with mcp_session(mcp_url(base, str(run.id)), token) as session:
+            not_live = await session.call_tool("check_availability", {"day": "tuesday"})
+            lacking = await session.call_tool("issue_refund", {"order_number": "4512"})
+        async with mcp_session(mcp_url(base, str(scripted.id)), scripted_token) as session:
+            in_process = await session.call_tool("check_availability", {"day": "tuesday"})
     assert not_live.is_error
-    assert "not live" in not_live.content[0].text
+    assert "not live in the lab process that answered" in not_live.content[0].text
+    assert in_process.is_error
+    assert "the lab's own scripted agent" in in_process.content[0].text
     assert lacking.is_error
     assert "offers no tool named 'issue_refund'" in lacking.content[0].text
