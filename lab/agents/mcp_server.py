@@ -2,9 +2,10 @@
 
 No Django, no I/O of its own: the HTTP edge (lab/web/mcp_http.py) checks the bearer token and
 puts the run it opens into the request's ASGI scope as an `McpGrant`; the handlers offer that
-run's tools and send each call to the run's ToolBox (lab/agents/mcp_runs.py), through the gate
-in guarded runs. What the ToolBox answers is the tool result; anything but `ok` is an error
-result carrying the reason, so the agent's model reads why.
+run's tools and send each call to the run's ToolBox (lab/agents/mcp_runs.py; through the gate
+in guarded runs), or through a relay to the process that drives the run. What the ToolBox
+answers is the tool result; anything but `ok` is an error result carrying the reason, so the
+agent's model reads why.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
@@ -74,7 +75,17 @@ def _grant(ctx: ServerRequestContext[Any, Any]) -> McpGrant:
     return grant
 
 
-def mcp_server(runs: McpRuns = LIVE) -> Server[Any]:
+class Relay(Protocol):
+    """Carries a call to the process that holds the run's ToolBox (lab/agents/mcp_relay.py)."""
+
+    async def forward(
+        self, run_id: str, name: str, arguments: dict[str, Any], *, timeout_s: float
+    ) -> ToolResult | None: ...
+
+
+def mcp_server(
+    runs: McpRuns = LIVE, relay: Relay | None = None, relay_timeout_s: float = 30.0
+) -> Server[Any]:
     """The one server every run's MCP URL is served by; the grant says which run asks."""
 
     async def list_tools(
@@ -97,10 +108,17 @@ def mcp_server(runs: McpRuns = LIVE) -> Server[Any]:
                 "this run's agent is the lab's own scripted agent, which calls its tools in "
                 "process; start the run with an outside agent to call them over MCP"
             )
+        if reach is None and relay is not None:
+            arguments = params.arguments or {}
+            relayed = await relay.forward(
+                grant.run_id, params.name, arguments, timeout_s=relay_timeout_s
+            )
+            if relayed is not None:
+                return tool_result(relayed)
         if reach is None:
             return _error(
-                "this run is not live in the lab process that answered: its session has not "
-                "started yet, or another process drives it"
+                "this run is not live in the lab: its session has not started yet, or the "
+                "process driving it did not answer in time"
             )
         toolbox, call_id = reach
         call = ToolCall(call_id=call_id, name=params.name, arguments=params.arguments or {})

@@ -17,6 +17,7 @@ from django.conf import settings
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
 from lab.agents import mcp_runs
 from lab.agents.interface import AgentUnderTest
+from lab.agents.mcp_relay import RELAY
 from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
@@ -165,7 +166,7 @@ class RunSession:
         if self._quiet is None:
             self._quiet = asyncio.ensure_future(ending.end_when_quiet(self))
         if self.events:
-            self._tools_open()
+            await self._tools_open()
             async with self.working():
                 if await reconcile(self.run, self.events, self.record):
                     await self.turns.drain()
@@ -186,14 +187,16 @@ class RunSession:
                 agent=self.agent.identity if self.agent is not None else None,
             )
         )
-        self._tools_open()
+        await self._tools_open()
         async with self.working():
             await self.turns.greet()
 
-    def _tools_open(self) -> None:
-        """An outside agent's MCP client reaches the run's tools through this session now."""
+    async def _tools_open(self) -> None:
+        """An outside agent's MCP client reaches the run's tools through this session now, from
+        any web process."""
         if isinstance(self.turns, ExternalAgentTurns):
             mcp_runs.LIVE.open(str(self.run.id), self.turns.toolbox)
+            await RELAY.join(str(self.run.id))
 
     async def caller_says(self, text: str, *, source: CallerSource = "typed") -> None:
         """One final caller transcript; it cuts any agent speech still playing."""

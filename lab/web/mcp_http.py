@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
+from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from lab.agents.mcp_access import McpRefused, mcp_access
+from lab.agents.mcp_relay import RELAY
 from lab.agents.mcp_server import GRANT_SCOPE_KEY, McpGrant, mcp_server
 from lab.web.security import Receive, Scope, Send, serving_origin
 
@@ -51,8 +54,10 @@ class McpEndpoint:
     """The ASGI app under MOUNT. daphne sends no lifespan events, so the SDK's manager is
     started on the first request, on the loop that serves it."""
 
-    def __init__(self) -> None:
-        self.server = mcp_server()
+    def __init__(self, server: Server[Any] | None = None) -> None:
+        # A relayed call waits as long as the tool may take, and a margin for the hops.
+        relay_timeout_s = settings.LAB_TOOL_TIMEOUT_MS / 1000 + 10
+        self.server = server or mcp_server(relay=RELAY, relay_timeout_s=relay_timeout_s)
         self._running: _Running | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

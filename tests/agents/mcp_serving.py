@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx2
 import uvicorn
@@ -20,24 +21,27 @@ from mcp.client import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from lab.asgi import application
-from lab.web.mcp_http import MCP_ENDPOINT
+from lab.web.mcp_http import MCP_ENDPOINT, McpEndpoint
 
 
 @contextlib.asynccontextmanager
-async def lab_served() -> AsyncIterator[str]:
-    """The lab's ASGI app on a free loopback port; its base URL."""
+async def lab_served(
+    app: Any = application, endpoint: McpEndpoint = MCP_ENDPOINT
+) -> AsyncIterator[str]:
+    """The lab's ASGI app (or another with its own MCP endpoint) on a free loopback port; its
+    base URL."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     # Listening before serving: connections wait in the backlog until uvicorn accepts them.
     sock.listen(64)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(application, lifespan="off", log_level="warning", access_log=False)
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        await MCP_ENDPOINT.aclose()
+        await endpoint.aclose()
         server.should_exit = True
         await serving
         sock.close()

@@ -179,7 +179,7 @@ async def test_a_call_for_a_tool_the_run_lacks_or_a_run_not_live_here_is_an_erro
         async with mcp_session(mcp_url(base, str(scripted.id)), scripted_token) as session:
             in_process = await session.call_tool("check_availability", {"day": "tuesday"})
     assert not_live.is_error
-    assert "not live in the lab process that answered" in not_live.content[0].text
+    assert "this run is not live in the lab" in not_live.content[0].text
     assert in_process.is_error
     assert "the lab's own scripted agent" in in_process.content[0].text
     assert lacking.is_error
