@@ -55,7 +55,7 @@ class Outsider:
         day = next((d for d in DAYS if d in text), None)
         if day is not None:
             part = next((p for p in PARTS if p in text), None)
-            arguments = {"day": day} | ({"part_of_day": part} if part else {})
+            arguments: dict[str, Any] = {"day": day} | ({"part_of_day": part} if part else {})
             called = await self._call(tools, "check_availability", arguments)
             yield called
             options = called.result.content.get("options", [])
