@@ -97,11 +97,6 @@ def mcp_server(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         grant = _grant(ctx)
-        offered = [spec.name for spec in grant.specs]
-        if params.name not in offered:
-            return _error(
-                f"this run offers no tool named {params.name!r}; it offers {', '.join(offered)}"
-            )
         reach = runs.reach(grant.run_id)
         if reach is None and not grant.outside_agent:
             return _error(
@@ -116,6 +111,11 @@ def mcp_server(
             if relayed is not None:
                 return tool_result(relayed)
         if reach is None:
+            offered = [spec.name for spec in grant.specs]
+            if params.name not in offered:
+                return _error(
+                    f"this run offers no tool named {params.name!r}; it offers {', '.join(offered)}"
+                )
             return _error(
                 "this run is not live in the lab: its session has not started yet, or the "
                 "process driving it did not answer in time"

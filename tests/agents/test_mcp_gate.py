@@ -99,6 +99,9 @@ async def play_over_mcp(
             )
             async with asyncio.timeout(90):
                 await session.start()
+                # A tool the run does not offer: refused by the run's ToolBox, and on its log.
+                stray = await client.call_tool("issue_refund", {"order_number": "4512"})
+                tools.answers.append((ToolCall("stray", "issue_refund", {}), stray))
                 await session.play_script()
             with pytest.raises(MCPError) as after_end:
                 await client.call_tool("check_availability", {"day": "thursday"})
@@ -116,6 +119,11 @@ async def executions(session: RunSession) -> list[ToolExecution]:
 
 async def test_the_gate_blocks_a_booking_over_mcp_of_the_slot_before_the_correction(fast_clock):
     session, tools, after_end = await play_over_mcp("keeps_first_offer")
+    stray, stray_answer = tools.answers.pop(0)
+    assert stray.name == "issue_refund" and stray_answer.is_error
+    assert stray_answer.structured_content["outcome"] == "invalid"
+    (invalid,) = of_type(session, "tool.call.invalid")
+    assert invalid.name == "issue_refund" and invalid.call_id == "mcp-1"
     names = [(call.name, call.arguments.get("day")) for call, _ in tools.answers]
     assert names == [
         ("check_availability", "tuesday"),
