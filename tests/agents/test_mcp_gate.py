@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from channels.db import database_sync_to_async
@@ -34,21 +34,27 @@ from tests.agents.outsiders import Habit, Outsider
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+Repeat = Literal["after", "at_once"] | None
+
 
 class OverMcp:
     """The tools an agent framework's MCP client offers its model: each call a tools/call."""
 
-    def __init__(self, session: ClientSession, *, repeat_commits: bool = False) -> None:
+    def __init__(self, session: ClientSession, *, repeat_commits: Repeat = None) -> None:
         self.session = session
         self.repeat_commits = repeat_commits
         self.answers: list[tuple[ToolCall, Any]] = []
 
     async def call(self, call: ToolCall) -> ToolResult:
-        result = await self._call(call)
-        if self.repeat_commits and call.name == "book_appointment":
-            # The client retries the identical call, as a framework does after a dropped reply.
-            result = await self._call(call)
-        return result
+        if call.name != "book_appointment" or self.repeat_commits is None:
+            return await self._call(call)
+        if self.repeat_commits == "at_once":
+            # Two identical calls in flight together, as parallel tool calls send them.
+            first, _ = await asyncio.gather(self._call(call), self._call(call))
+            return first
+        # The client retries the identical call, as a framework does after a dropped reply.
+        await self._call(call)
+        return await self._call(call)
 
     async def _call(self, call: ToolCall) -> ToolResult:
         answer = await self.session.call_tool(call.name, call.arguments)
@@ -85,7 +91,7 @@ def mcp_run(mode: Mode) -> tuple[Run, str]:
 
 
 async def play_over_mcp(
-    habit: Habit, mode: Mode = Mode.GUARDED, *, repeat_commits: bool = False
+    habit: Habit, mode: Mode = Mode.GUARDED, *, repeat_commits: Repeat = None
 ) -> tuple[RunSession, OverMcp, MCPError]:
     """The correction scenario's scripted caller against an agent calling tools over MCP; and
     what the same client is told when it calls once more after the run ended."""
@@ -144,10 +150,11 @@ async def test_the_gate_blocks_a_booking_over_mcp_of_the_slot_before_the_correct
     assert after_end.error.message == "this run has ended; its tools are closed"
 
 
-async def test_the_confirmed_slot_over_mcp_executes_once_and_a_retry_replays_its_receipt(
-    fast_clock,
+@pytest.mark.parametrize("repeat", ["after", "at_once"])
+async def test_the_confirmed_slot_over_mcp_executes_once_and_a_repeat_replays_its_receipt(
+    fast_clock, repeat
 ):
-    session, tools, after_end = await play_over_mcp("well_behaved", repeat_commits=True)
+    session, tools, after_end = await play_over_mcp("well_behaved", repeat_commits=repeat)
     bookings = [answer for call, answer in tools.answers if call.name == "book_appointment"]
     assert len(bookings) == 2
     first, retry = bookings
