@@ -20,7 +20,7 @@ from typing import Any
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from lab.agents.interface import ToolCall, ToolResult
+from lab.agents.interface import ToolResult
 from lab.agents.mcp_runs import LIVE, McpRuns
 
 logger = logging.getLogger(__name__)
@@ -132,21 +132,18 @@ class McpRelay:
     async def answer(self, channel: str, message: dict[str, Any]) -> None:
         """Carry out a relayed call if this process holds the run's ToolBox."""
         run_id = str(message.get("run_id"))
-        reach = self.runs.reach(run_id)
-        if reach is None:
-            await self.layer.group_discard(run_group(run_id), channel)
-            return
-        toolbox, call_id = reach
         arguments = message.get("arguments")
-        call = ToolCall(
-            call_id=call_id,
-            name=str(message.get("name")),
-            arguments=dict(arguments) if isinstance(arguments, dict) else {},
-        )
         try:
-            result = await toolbox.call(call)
+            result = await self.runs.call(
+                run_id,
+                str(message.get("name")),
+                dict(arguments) if isinstance(arguments, dict) else {},
+            )
         except Exception:
-            logger.exception("MCP relay: call %s on run %s failed", call_id, run_id)
+            logger.exception("MCP relay: a call on run %s failed", run_id)
+            return
+        if result is None:
+            await self.layer.group_discard(run_group(run_id), channel)
             return
         await self.layer.send(
             str(message["reply_to"]),

@@ -8,10 +8,12 @@ routed, since a ToolBox is a live object of the session that holds the run's lea
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
-from lab.agents.interface import ToolBox
+from lab.agents.interface import ToolBox, ToolCall, ToolResult
 
 
 @dataclass
@@ -19,6 +21,8 @@ class _Open:
     toolbox: ToolBox
     # The call ids the MCP endpoint gives its calls, one sequence per run: "mcp-1", "mcp-2"…
     numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    # One call at a time: the gate decides each call on the state the one before it left.
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class McpRuns:
@@ -36,16 +40,16 @@ class McpRuns:
         if held is not None and held.toolbox is toolbox:
             del self._open[run_id]
 
-    def toolbox(self, run_id: str) -> ToolBox | None:
-        held = self._open.get(run_id)
-        return held.toolbox if held is not None else None
-
-    def reach(self, run_id: str) -> tuple[ToolBox, str] | None:
-        """The run's ToolBox and a fresh call id for one call over MCP, or None if not here."""
+    async def call(self, run_id: str, name: str, arguments: dict[str, Any]) -> ToolResult | None:
+        """One call on the run's ToolBox, once every earlier one on it has finished (parallel
+        tool calls are carried out in the order they came); None if this process holds no
+        ToolBox for the run."""
         held = self._open.get(run_id)
         if held is None:
             return None
-        return held.toolbox, f"mcp-{next(held.numbers)}"
+        async with held.turn:
+            call = ToolCall(call_id=f"mcp-{next(held.numbers)}", name=name, arguments=arguments)
+            return await held.toolbox.call(call)
 
 
 LIVE = McpRuns()

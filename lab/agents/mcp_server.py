@@ -19,7 +19,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from lab.agents.interface import ToolCall, ToolResult
+from lab.agents.interface import ToolResult
 from lab.agents.mcp_runs import LIVE, McpRuns
 from lab.agents.tool_specs import ToolSpec
 
@@ -97,40 +97,38 @@ def mcp_server(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         grant = _grant(ctx)
-        reach = runs.reach(grant.run_id)
-        if reach is None and not grant.outside_agent:
+        arguments = params.arguments or {}
+        try:
+            result = await runs.call(grant.run_id, params.name, arguments)
+        except Exception:
+            # An error result, never a 500: the agent is told the call did not complete, and
+            # the run's log holds whatever was recorded before it failed.
+            logger.exception("MCP call %s on run %s failed", params.name, grant.run_id)
+            return _error(
+                "the lab could not complete this call; the run's log says what it recorded"
+            )
+        if result is not None:
+            return tool_result(result)
+        if not grant.outside_agent:
             return _error(
                 "this run's agent is the lab's own scripted agent, which calls its tools in "
                 "process; start the run with an outside agent to call them over MCP"
             )
-        if reach is None and relay is not None:
-            arguments = params.arguments or {}
+        if relay is not None:
             relayed = await relay.forward(
                 grant.run_id, params.name, arguments, timeout_s=relay_timeout_s
             )
             if relayed is not None:
                 return tool_result(relayed)
-        if reach is None:
-            offered = [spec.name for spec in grant.specs]
-            if params.name not in offered:
-                return _error(
-                    f"this run offers no tool named {params.name!r}; it offers {', '.join(offered)}"
-                )
+        offered = [spec.name for spec in grant.specs]
+        if params.name not in offered:
             return _error(
-                "this run is not live in the lab: its session has not started yet, or the "
-                "process driving it did not answer in time"
+                f"this run offers no tool named {params.name!r}; it offers {', '.join(offered)}"
             )
-        toolbox, call_id = reach
-        call = ToolCall(call_id=call_id, name=params.name, arguments=params.arguments or {})
-        try:
-            return tool_result(await toolbox.call(call))
-        except Exception:
-            # An error result, never a 500: the agent is told the call did not complete, and
-            # the run's log holds whatever was recorded before it failed.
-            logger.exception("MCP call %s on run %s failed", call_id, grant.run_id)
-            return _error(
-                "the lab could not complete this call; the run's log says what it recorded"
-            )
+        return _error(
+            "this run is not live in the lab: its session has not started yet, or the process "
+            "driving it did not answer in time"
+        )
 
     return Server(
         "voice-reliability-lab",
