@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
+import mcp_types as types
 import uvicorn
 from mcp.client import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -49,6 +50,13 @@ async def lab_served(
 
 def mcp_url(base: str, run_id: str) -> str:
     return f"{base}/mcp/runs/{run_id}/"
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """The text of a tool result's one content block (the lab sends only text)."""
+    (block,) = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text
 
 
 @contextlib.asynccontextmanager

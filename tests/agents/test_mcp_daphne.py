@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx2
 
-from tests.agents.mcp_serving import mcp_session
+from tests.agents.mcp_serving import mcp_session, text_of
 
 
 async def _owned_run(http: httpx2.AsyncClient) -> tuple[str, str]:
@@ -45,7 +45,7 @@ async def test_an_owner_sets_up_a_run_for_mcp_and_the_sdk_client_lists_its_tools
         scripted = await session.call_tool("check_availability", {"day": "tuesday"})
     assert names == ["check_availability", "book_appointment"]
     assert scripted.is_error
-    assert "the lab's own scripted agent" in scripted.content[0].text
+    assert "the lab's own scripted agent" in text_of(scripted)
 
     async with httpx2.AsyncClient(timeout=60) as http:
         # A second token revoked the first.

@@ -29,7 +29,7 @@ from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
 from lab.tools.models import ToolExecution
-from tests.agents.mcp_serving import lab_served, mcp_session, mcp_url
+from tests.agents.mcp_serving import lab_served, mcp_session, mcp_url, text_of
 from tests.agents.outsiders import Habit, Outsider
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,7 +62,7 @@ class OverMcp:
         structured = answer.structured_content or {}
         if not answer.is_error:
             return ToolResult(call.call_id, "ok", structured)
-        return ToolResult(call.call_id, structured["outcome"], reason=answer.content[0].text)
+        return ToolResult(call.call_id, structured["outcome"], reason=text_of(answer))
 
 
 class McpAgent:
@@ -143,7 +143,7 @@ async def test_the_gate_blocks_a_booking_over_mcp_of_the_slot_before_the_correct
     assert [(d.outcome, d.reason_kind) for d in commits] == [("block", "proposal_expired")]
     assert commits[0].request.proposal_id == "p-1"
     # The agent's model reads the gate's own reason for the refusal.
-    assert stale.content[0].text == commits[0].reason
+    assert text_of(stale) == commits[0].reason
     assert not of_type(session, "tool.commit.started")
     assert await executions(session) == []
     assert evaluate(session.contract, session.events).verdict is not Verdict.PASS

@@ -18,7 +18,7 @@ from lab.agents.registry import AgentSpec
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.web.mcp_http import McpEndpoint, McpMount
-from tests.agents.mcp_serving import lab_served, mcp_session, mcp_url
+from tests.agents.mcp_serving import lab_served, mcp_session, mcp_url, text_of
 from tests.agents.test_mcp_server import RecordingToolBox
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -94,7 +94,7 @@ async def test_the_mcp_endpoint_of_a_process_not_driving_the_run_relays_its_call
             "book_appointment", {"slot_id": "thu-1400", "day": "thursday", "time": "14:00"}
         )
     assert booked.is_error
-    assert booked.content[0].text == "the readback was not confirmed"
+    assert text_of(booked) == "the readback was not confirmed"
     assert [c.name for c in toolbox.calls] == ["book_appointment"]
 
 

@@ -37,7 +37,7 @@ async def test_a_second_call_on_a_run_waits_for_the_first_to_finish():
         await asyncio.sleep(0)
     assert toolbox.started == ["mcp-1"]
     toolbox.release.set()
-    assert [(await first).call_id, (await second).call_id] == ["mcp-1", "mcp-2"]
+    assert [await first, await second] == [ToolResult("mcp-1", "ok"), ToolResult("mcp-2", "ok")]
     assert toolbox.finished == ["mcp-1", "mcp-2"]
 
 

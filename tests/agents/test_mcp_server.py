@@ -17,7 +17,7 @@ from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
-from tests.agents.mcp_serving import lab_served, mcp_session, mcp_url
+from tests.agents.mcp_serving import lab_served, mcp_session, mcp_url, text_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -165,7 +165,7 @@ async def test_a_call_reaches_the_runs_toolbox_and_a_refusal_comes_back_as_an_er
     assert not looked.is_error
     assert looked.structured_content == {"options": [{"slot_id": "tue-0900", "time": "09:00"}]}
     assert booked.is_error
-    assert booked.content[0].text == "the commit rests on revision 1, not the latest (2)"
+    assert text_of(booked) == "the commit rests on revision 1, not the latest (2)"
     assert booked.structured_content["outcome"] == "blocked"
 
 
@@ -179,8 +179,8 @@ async def test_a_call_for_a_tool_the_run_lacks_or_a_run_not_live_here_is_an_erro
         async with mcp_session(mcp_url(base, str(scripted.id)), scripted_token) as session:
             in_process = await session.call_tool("check_availability", {"day": "tuesday"})
     assert not_live.is_error
-    assert "this run is not live in the lab" in not_live.content[0].text
+    assert "this run is not live in the lab" in text_of(not_live)
     assert in_process.is_error
-    assert "the lab's own scripted agent" in in_process.content[0].text
+    assert "the lab's own scripted agent" in text_of(in_process)
     assert lacking.is_error
-    assert "offers no tool named 'issue_refund'" in lacking.content[0].text
+    assert "offers no tool named 'issue_refund'" in text_of(lacking)
