@@ -58,7 +58,7 @@ cluster: install-postgres
 # multi-process tests (tests/cluster, with a real speech worker). .ci/run runs it after make test.
 SCALED_TESTS ?= tests/events tests/runs tests/tools tests/audit tests/config tests/accounts \
 	tests/web/test_consumer.py tests/web/test_live_sockets.py tests/web/test_lease_processes.py \
-	tests/web/test_ownership.py tests/alerts/test_claims.py
+	tests/web/test_ownership.py tests/alerts/test_claims.py tests/agents/test_mcp_relay.py
 test-scaled: install-postgres
 	$(BIN)/python -m lab.cluster backing -- sh -c '$(BIN)/python -m pytest -m "not browser and not models" $(SCALED_TESTS) && $(BIN)/python -m pytest tests/cluster'
 

@@ -21,6 +21,7 @@ from lab.operator.routing import websocket_urlpatterns as queue_sockets  # noqa:
 from lab.speech.protocol import SPEECH_CHANNEL  # noqa: E402
 from lab.speech.worker import SpeechWorker  # noqa: E402
 from lab.web import request_limits  # noqa: E402
+from lab.web.mcp_http import MCP_ENDPOINT, McpMount  # noqa: E402
 from lab.web.routing import websocket_urlpatterns  # noqa: E402
 from lab.web.security import OriginValidator, SecurityHeaders  # noqa: E402
 
@@ -45,8 +46,9 @@ request_limits.install()
 application = SecurityHeaders(
     ProtocolTypeRouter(
         {
-            # The lab is a local tool: it serves its own few static files.
-            "http": StaticFiles(django_asgi_app),
+            # The lab is a local tool: it serves its own few static files. /mcp/ is each run's
+            # sandboxed tools over MCP (lab/web/mcp_http.py), beside Django rather than in it.
+            "http": McpMount(StaticFiles(django_asgi_app), MCP_ENDPOINT),
             # `manage.py runworker lab-speech`: the speech workers (lab/speech/worker.py).
             "channel": ChannelNameRouter({SPEECH_CHANNEL: SpeechWorker.as_asgi()}),
             "websocket": OriginValidator(URLRouter(websocket_urlpatterns + queue_sockets)),

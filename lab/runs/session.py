@@ -15,7 +15,9 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
+from lab.agents import mcp_runs
 from lab.agents.interface import AgentIdentity, AgentUnderTest
+from lab.agents.mcp_relay import RELAY
 from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
 from lab.agents.tool_specs import tools_digest
 from lab.evaluation.evaluator import EVALUATOR_VERSION
@@ -179,6 +181,7 @@ class RunSession:
         if self._quiet is None:
             self._quiet = asyncio.ensure_future(ending.end_when_quiet(self))
         if self.events:
+            await self._tools_open()
             async with self.working():
                 if await reconcile(self.run, self.events, self.record):
                     await self.turns.drain()
@@ -199,8 +202,16 @@ class RunSession:
                 agent=self._identity(),
             )
         )
+        await self._tools_open()
         async with self.working():
             await self.turns.greet()
+
+    async def _tools_open(self) -> None:
+        """An outside agent's MCP client reaches the run's tools through this session now, from
+        any web process."""
+        if isinstance(self.turns, ExternalAgentTurns):
+            mcp_runs.LIVE.open(str(self.run.id), self.turns.toolbox)
+            await RELAY.join(str(self.run.id))
 
     async def caller_says(self, text: str, *, source: CallerSource = "typed") -> None:
         """One final caller transcript; it cuts any agent speech still playing."""
@@ -236,6 +247,8 @@ class RunSession:
         if self._quiet is not None and self._quiet is not asyncio.current_task():
             self._quiet.cancel()
         self.tools.cancel()
+        if isinstance(self.turns, ExternalAgentTurns):
+            mcp_runs.LIVE.close(str(self.run.id), self.turns.toolbox)
 
     async def end(self, *, reason_kind: EndKind, reason: str) -> None:
         if self.ended:

@@ -4,7 +4,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from lab.web import grade_views, report_views, views
+from lab.web import grade_views, mcp_views, report_views, views
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -14,6 +14,8 @@ urlpatterns = [
     path("runs/<uuid:run_id>/", views.run_page, name="run_page"),
     path("runs/<uuid:run_id>/events.json", views.run_events_json, name="run_events_json"),
     path("runs/<uuid:run_id>/share/", views.run_share, name="run_share"),
+    # The run's sandboxed tools for an outside agent's MCP client (served at /mcp/runs/<id>/).
+    path("runs/<uuid:run_id>/mcp/", mcp_views.run_mcp_token, name="run_mcp_token"),
     # Read-only capability links: the token alone names the run.
     path("share/<str:share>/", views.run_page, name="shared_run_page"),
     path("share/<str:share>/events.json", views.run_events_json, name="shared_events_json"),
