@@ -40,12 +40,23 @@ class AgentIdentity(BaseModel):
 
 
 @dataclass(frozen=True)
+class Cut:
+    """Agent speech a caller turn cut into: the sentence as said and the part the caller heard."""
+
+    said: str
+    heard: str
+
+
+@dataclass(frozen=True)
 class CallerTurn:
     """One final caller turn: its text and the id of the caller.utterance event that holds it."""
 
     text: str
     utterance_event_id: str
     audio: bytes | None = None  # 16 kHz PCM16 mono, on voice runs to agents that take audio
+    # What this turn barged into (from agent.interrupted): an LLM's history keeps only what was
+    # heard, as pipecat and LiveKit keep it, so the agent knows its readback was cut.
+    cut: tuple[Cut, ...] = ()
 
 
 @dataclass(frozen=True)
