@@ -1,0 +1,195 @@
+"""An LLM agent behind any OpenAI-compatible Chat Completions endpoint, as an agent under test.
+
+The lab runs the loop pipecat and LiveKit run around an LLM: caller turns go in as user
+messages, the offered sandbox tools as function definitions, each tool call through the lab's
+ToolBox (the gate in guarded runs) and back as a tool message, until the model answers in
+words. A thin shell over `chat_wire`; every failure of the far side becomes an AgentFault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from lab.agents.chat_wire import (
+    AssistantReply,
+    Malformed,
+    Message,
+    Sentences,
+    StreamReader,
+    keep_heard,
+    read_reply,
+    split_sentences,
+    tool_message,
+)
+from lab.agents.interface import (
+    AgentFault,
+    AgentIdentity,
+    AgentOutput,
+    CallerTurn,
+    Said,
+    ToolBox,
+    ToolCalled,
+    TurnFinished,
+)
+from lab.agents.tool_specs import ToolSpec, tools_digest
+
+DEFAULT_API_KEY_ENV = "LAB_AGENT_API_KEY"
+MAX_TOOL_ROUNDS = 6
+_BODY_EXCERPT = 200
+
+
+def public_endpoint(base_url: str) -> str:
+    """The endpoint as reports show it: no user, password or query (where keys hide)."""
+    url = httpx.URL(base_url)
+    return str(url.copy_with(username=None, password=None, query=None, fragment=None))
+
+
+class OpenAIChatAgent:
+    """One conversation with a chat model; the history lives here, the server is stateless."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        tools: list[ToolSpec],
+        system_prompt: str | None = None,
+        stream: bool = True,
+        timeout_s: float = 20.0,
+        connect_timeout_s: float = 5.0,
+        deadline_s: float = 120.0,
+        api_key_env: str = DEFAULT_API_KEY_ENV,
+        max_tool_rounds: int = MAX_TOOL_ROUNDS,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.model = model
+        self.stream = stream
+        self.max_tool_rounds = max_tool_rounds
+        # A read timeout catches a server that stops sending; the deadline one that trickles.
+        self.deadline_s = deadline_s
+        self.functions = [spec.openai_function() for spec in tools]
+        self.messages: list[Message] = []
+        if system_prompt:
+            self.messages.append({"role": "system", "content": system_prompt})
+        self.identity = AgentIdentity(
+            connector="openai",
+            endpoint=public_endpoint(base_url),
+            model=model,
+            tools_digest=tools_digest(tools),
+            system_prompt_digest=(
+                hashlib.sha256(system_prompt.encode()).hexdigest() if system_prompt else None
+            ),
+        )
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
+        if key := os.environ.get(api_key_env):
+            headers["Authorization"] = f"Bearer {key}"
+        self._client = httpx.AsyncClient(
+            base_url=base_url.rstrip("/") + "/",
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
+            transport=transport,
+            follow_redirects=False,
+            trust_env=False,
+        )
+        self._timeout_s = timeout_s
+
+    async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        """The agent's opening turn; with no system prompt there is nothing to answer yet."""
+        if not self.messages:
+            yield TurnFinished()
+            return
+        async for output in self._turn(tools):
+            yield output
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        keep_heard(self.messages, turn.cut)
+        self.messages.append({"role": "user", "content": turn.text})
+        async for output in self._turn(tools):
+            yield output
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+    async def _turn(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        """Request, run the asked tools, request again, until the model answers in words."""
+        try:
+            for _ in range(self.max_tool_rounds + 1):
+                reply = AssistantReply()
+                async for output in self._request(reply):
+                    yield output
+                self._reported(reply.model)
+                self.messages.append(reply.message())
+                if not reply.calls:
+                    yield TurnFinished()
+                    return
+                for call in reply.calls:
+                    result = await tools.call(call)
+                    self.messages.append(tool_message(result))
+                    yield ToolCalled(call, result)
+            yield AgentFault(
+                "malformed",
+                f"the model asked for tools {self.max_tool_rounds + 1} times in a row "
+                "without answering",
+            )
+        except Malformed as error:
+            yield AgentFault("malformed", str(error))
+        except _HttpError as error:
+            yield AgentFault("http_error", str(error))
+        except (httpx.TimeoutException, TimeoutError):
+            yield AgentFault("timeout", f"no complete reply within the {self._timeout_s:g} s limit")
+        except httpx.HTTPError as error:
+            yield AgentFault("disconnected", f"{type(error).__name__}: {error}")
+
+    async def _request(self, reply: AssistantReply) -> AsyncIterator[Said]:
+        """One Chat Completions request; fills reply, yielding sentences as they come."""
+        body: dict[str, Any] = {"model": self.model, "messages": self.messages}
+        if self.functions:
+            body["tools"] = self.functions
+        if self.stream:
+            body["stream"] = True
+        async with asyncio.timeout(self.deadline_s):
+            async with self._client.stream("POST", "chat/completions", json=body) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise _HttpError(response)
+                if not self.stream or not _is_event_stream(response):
+                    # Some servers answer a streamed request whole; take it as it comes.
+                    whole = read_reply((await response.aread()).decode(errors="replace"))
+                    for sentence in split_sentences(whole.content):
+                        yield Said(sentence)
+                    _fill(reply, whole)
+                    return
+                reader, sentences = StreamReader(), Sentences()
+                async for line in response.aiter_lines():
+                    for sentence in sentences.feed(reader.feed(line)):
+                        yield Said(sentence)
+                    if reader.done:
+                        break
+                for sentence in sentences.rest():
+                    yield Said(sentence)
+                _fill(reply, reader.finish())
+
+    def _reported(self, model: str | None) -> None:
+        if model and model != self.identity.model:
+            self.identity = self.identity.model_copy(update={"model": model})
+
+
+class _HttpError(Exception):
+    def __init__(self, response: httpx.Response) -> None:
+        excerpt = " ".join(response.text.split())[:_BODY_EXCERPT]
+        super().__init__(f"HTTP {response.status_code} from {response.url.path}: {excerpt}")
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return response.headers.get("content-type", "").startswith("text/event-stream")
+
+
+def _fill(reply: AssistantReply, source: AssistantReply) -> None:
+    reply.content, reply.calls, reply.raw_calls = source.content, source.calls, source.raw_calls
+    reply.model = source.model
