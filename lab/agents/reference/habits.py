@@ -106,12 +106,23 @@ class StillHere(Habit):
             "presence",
             "positive",
         )
-        if agreeable and understood.confirmation is not Confirmation.CONFIRM:
+        if agreeable and not _explicit(event):
             return [Commit(replay.agent.prepared, event.id)]
         return None
 
     def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
-        return not isinstance(step, Commit)
+        """Its own go-aheads skip the gate; an explicit yes still goes through it."""
+        if not isinstance(step, Commit):
+            return True
+        went_ahead = replay.event(step.confirmation_event_id)
+        return went_ahead is not None and _explicit(went_ahead)
+
+
+def _explicit(event: Event) -> bool:
+    understood = event.payload
+    return isinstance(understood, CallerUnderstood) and (
+        understood.confirmation is Confirmation.CONFIRM
+    )
 
 
 class DoubleBook(Habit):

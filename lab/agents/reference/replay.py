@@ -106,7 +106,7 @@ class Replay:
         self.agent = ScriptedAgent(naive=False, tools=tools, week=week)
         self.steps: deque[Step] = deque()
         self.counters: dict[str, int] = {}
-        self.receipts: dict[str, Receipt] = {}
+        self.receipts: dict[str, Receipt] = {}  # by the proposal each one carried out
         self.said: list[tuple[str, str]] = []  # (event id, text) since the last assistant message
         self.cuts: list[tuple[str, str]] = []  # (utterance id, heard) for the next caller turn
         self.waiting: _Waiting | None = None
@@ -341,9 +341,10 @@ class Replay:
             else None
         ) or f"own-{step.confirmation_event_id}"
         again = self.habit is not None and self.habit.commits_again
-        if key in self.receipts and not again:
+        done = self.receipts.get(proposal.proposal_id)
+        if done is not None and not again:
             # A repeated yes: the booking is made, so the agent says so instead of calling again.
-            self._record_commit(step, key, decision, self.receipts[key], replayed=True)
+            self._record_commit(step, key, decision, done, replayed=True)
             return
         call = self._call(proposal.action, Operation.COMMIT, proposal.args)
         self._send(_Waiting(call, step, key=key, decision_id=decision.id if decision else None))
@@ -369,7 +370,7 @@ class Replay:
             action=proposal.action,
             args=proposal.args,
         )
-        self.receipts.setdefault(key, receipt)
+        self.receipts.setdefault(proposal.proposal_id, receipt)
         replayed = isinstance(content, dict) and bool(content.get("replayed"))
         self._record_commit(step, key, None, receipt, replayed=replayed)
 
@@ -400,6 +401,9 @@ class Replay:
         )
         if receipt is not None:
             self.record(CommitSucceeded(attempt_id=attempt_id, receipt=receipt, replayed=replayed))
+
+    def event(self, event_id: str) -> Event | None:
+        return next((event for event in self.chain.events if event.id == event_id), None)
 
     def proposals(self) -> list[tuple[ProposalMade, str | None]]:
         """Every proposal made so far, with why it expired (None while it stands)."""
