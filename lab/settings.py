@@ -169,6 +169,8 @@ TIME_ZONE = "UTC"
 LAB_SPEECH_WPM = env_float("LAB_SPEECH_WPM", 170.0, minimum=60.0, maximum=100000.0)
 LAB_TIME_SCALE = env_float("LAB_TIME_SCALE", 1.0, minimum=0.001, maximum=10.0)
 LAB_TOOL_TIMEOUT_MS = env_int("LAB_TOOL_TIMEOUT_MS", 1500, minimum=10, maximum=60000)
+# How long an agent under test the lab did not write may take over one turn (real seconds).
+LAB_AGENT_TURN_TIMEOUT_S = env_float("LAB_AGENT_TURN_TIMEOUT_S", 60.0, minimum=0.05, maximum=600.0)
 
 # Pages on these origins (scheme://host[:port], comma-separated) may open the lab's WebSocket
 # besides the origin that serves the lab itself.

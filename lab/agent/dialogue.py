@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from lab.agent import wording
 from lab.agent.answers import Retrieve, grounded_answer, ungrounded_answer, wants_retrieval
 from lab.agent.days import Week
-from lab.agent.understanding import WHEN_KEYS, Context, Understanding, understand
+from lab.agent.understanding import Context, Understanding, merge_request, understand
 from lab.agent.wording import describe, readback, reconfirm, spoken_amount
 from lab.events.types import (
     Action,
@@ -285,13 +285,7 @@ class ScriptedAgent:
         if action not in self.tools:
             return [Say(wording.not_offered(action, self.tools), "refuse")]
         base = dict(self.args) if action is self.action else {}
-        said = set(understood.args) | set(understood.ambiguous)
-        if "day" in said:
-            # A new day: an earlier part of the day or time no longer applies.
-            said |= set(WHEN_KEYS)
-        elif said & set(WHEN_KEYS):
-            said |= set(WHEN_KEYS)
-        merged = {k: v for k, v in base.items() if k not in said} | dict(understood.args)
+        merged = merge_request(base, understood)
         if action is self.action and merged == self.args:
             if understood.ambiguous:
                 return [Say(self._ask_again(next(iter(understood.ambiguous))), "clarify")]

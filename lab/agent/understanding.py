@@ -106,6 +106,15 @@ class Understanding:
         )
 
 
+def merge_request(base: Args, understood: CallerUnderstood) -> Args:
+    """A turn's values over the request's earlier ones; a new day or time replaces every "when"."""
+    said = set(understood.args) | set(understood.ambiguous)
+    if said & {"day", *WHEN_KEYS}:
+        # A new day: an earlier part of the day or time no longer applies.
+        said |= set(WHEN_KEYS)
+    return {k: v for k, v in base.items() if k not in said} | dict(understood.args)
+
+
 def understand(text: str, context: Context | None = None) -> Understanding:
     """Classify one utterance and pull out the booking or refund values it names."""
     context = context or Context()

@@ -13,30 +13,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
-
-ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp"]
-
-
-class AgentIdentity(BaseModel):
-    """Who was tested, as run.started records it; never a secret, only digests of what was given."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    connector: ConnectorKind
-    endpoint: str | None = None
-    model: str | None = None
-    tools_digest: str | None = None
-    system_prompt_digest: str | None = None
-
-    def label(self) -> str:
-        """One line for pages and commands: 'openai http://127.0.0.1:9/v1 (model scripted)'."""
-        parts: list[str] = [self.connector]
-        if self.endpoint:
-            parts.append(self.endpoint)
-        if self.model:
-            parts.append(f"(model {self.model})")
-        return " ".join(parts)
+# The identity is an event payload (run.started records it), so the events own its model.
+from lab.events.conversation import AgentIdentity, ConnectorKind
 
 
 @dataclass(frozen=True)
@@ -111,6 +89,22 @@ class AgentFault:
     kind: Literal["timeout", "http_error", "malformed", "disconnected"]
     reason: str
 
+
+__all__ = [
+    "AgentFault",
+    "AgentIdentity",
+    "AgentOutput",
+    "AgentUnderTest",
+    "CallerTurn",
+    "ConnectorKind",
+    "Said",
+    "ToolBox",
+    "ToolCall",
+    "ToolCalled",
+    "ToolObserved",
+    "ToolResult",
+    "TurnFinished",
+]
 
 AgentOutput = Said | ToolCalled | ToolObserved | TurnFinished | AgentFault
 

@@ -37,7 +37,7 @@ from lab.evaluation.assertions.revisions import (
 )
 from lab.evaluation.findings import Finding
 from lab.evaluation.log_index import LogIndex
-from lab.evaluation.records import End
+from lab.evaluation.records import End, Fault
 from lab.evaluation.verdicts import (
     AssertionResult,
     AssertionState,
@@ -92,13 +92,25 @@ def _ids_text(ids: list[str]) -> str:
 
 
 def _verdict(
-    results: list[AssertionResult], ended: End | None, optional: frozenset[str] = frozenset()
+    results: list[AssertionResult],
+    ended: End | None,
+    optional: frozenset[str] = frozenset(),
+    faults: Sequence[Fault] = (),
 ) -> tuple[Verdict, ReasonKind, str]:
     """optional: ids of invariants (required=False) that only bind where the run exercised them."""
     contradicted = [r for r in results if r.state is AssertionState.CONTRADICTED]
     if contradicted:
         named = "; ".join(f"{r.id} by {_ids_text(r.contradicting)}" for r in contradicted)
         return Verdict.FAIL, "contradicted", f"Contradicted: {named}."
+    if faults:
+        # What a faulted agent did not get to do proves nothing either way.
+        fault = faults[0]
+        return (
+            Verdict.INCONCLUSIVE,
+            "agent_fault",
+            f"The agent under test faulted ({fault.id}: {fault.reason}); a faulted run is "
+            "never a PASS.",
+        )
     if ended is None:
         return (
             Verdict.INCONCLUSIVE,
@@ -138,7 +150,7 @@ def _evaluate(contract: Contract, events: Sequence[Event]) -> Evaluation:
     log = LogIndex(events)
     results = [_judge(assertion, log) for assertion in contract.assertions]
     optional = frozenset(a.id for a in contract.assertions if not a.required)
-    verdict, reason_kind, reason = _verdict(results, log.ended, optional)
+    verdict, reason_kind, reason = _verdict(results, log.ended, optional, log.faults)
     return Evaluation(
         evaluator_version=EVALUATOR_VERSION,
         contract_id=contract.id,

@@ -18,6 +18,7 @@ from lab.evaluation.records import (
     End,
     Execution,
     Expiry,
+    Fault,
     Graded,
     Grounded,
     Interruption,
@@ -32,6 +33,7 @@ from lab.evaluation.records import (
     Understanding,
 )
 from lab.events.types import (
+    AgentFaulted,
     AgentInterrupted,
     AgentUtterance,
     CallerUnderstood,
@@ -126,6 +128,7 @@ class LogIndex:
         self.grounding_by_utterance: dict[str, Grounded] = {}
         self.citation_blocks: dict[str, Blocked] = {}
         self.ended: End | None = None
+        self.faults: list[Fault] = []
 
         # One dict lookup per event on its exact payload class; most of a voice log (audio,
         # speech and latency events) has no reader and costs nothing more.
@@ -149,6 +152,7 @@ class LogIndex:
             TurnGrounding: self._turn_grounding,
             CitationBlocked: self._citation_blocked,
             RunEnded: self._run_ended,
+            AgentFaulted: self._agent_faulted,
         }
         for event in events:
             payload = event.payload
@@ -292,6 +296,9 @@ class LogIndex:
     def _citation_blocked(self, seq: int, event_id: str, payload: CitationBlocked) -> None:
         blocked = Blocked(seq, event_id, payload.retrieval_event_id, payload.reason_kind)
         self.citation_blocks.setdefault(blocked.retrieval_event_id, blocked)
+
+    def _agent_faulted(self, seq: int, event_id: str, payload: AgentFaulted) -> None:
+        self.faults.append(Fault(seq, event_id, payload.reason))
 
     def _run_ended(self, seq: int, event_id: str, payload: RunEnded) -> None:
         if self.ended is None:

@@ -155,6 +155,14 @@ class Blocked(NamedTuple):
     reason_kind: str
 
 
+class Fault(NamedTuple):
+    """An agent under test that erred, hung or answered garbage."""
+
+    seq: int
+    id: str
+    reason: str
+
+
 class End(NamedTuple):
     seq: int
     id: str

@@ -47,6 +47,7 @@ ReasonKind = Literal[
     "missing_event",
     "run_incomplete",
     "run_abandoned",
+    "agent_fault",
     "evaluator_error",
 ]
 

@@ -20,6 +20,27 @@ from lab.events.vocabulary import (
     UnderstandingKind,
 )
 
+ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp"]
+
+
+class AgentIdentity(PayloadModel):
+    """Who was tested, as run.started records it; never a secret, only digests of what was given."""
+
+    connector: ConnectorKind
+    endpoint: str | None = None
+    model: str | None = None
+    tools_digest: str | None = None
+    system_prompt_digest: str | None = None
+
+    def label(self) -> str:
+        """One line for pages and commands: 'openai http://127.0.0.1:9/v1 (model scripted)'."""
+        parts: list[str] = [self.connector]
+        if self.endpoint:
+            parts.append(self.endpoint)
+        if self.model:
+            parts.append(f"(model {self.model})")
+        return " ".join(parts)
+
 
 class RunStarted(EvolvingPayload):
     type: Literal["run.started"] = "run.started"
@@ -34,8 +55,10 @@ class RunStarted(EvolvingPayload):
     agent_version: str
     # The agent answered without retrieval. Left out while False, so old events re-hash alike.
     ungrounded: bool = False
+    # An agent the lab did not write; left out for the scripted agent, as in older logs.
+    agent: AgentIdentity | None = None
 
-    _added_later: ClassVar[tuple[str, ...]] = ("ungrounded",)
+    _added_later: ClassVar[tuple[str, ...]] = ("ungrounded", "agent")
 
 
 class CallerUtterance(PayloadModel):
@@ -125,6 +148,17 @@ class InputRejected(PayloadModel):
 
     type: Literal["input.rejected"] = "input.rejected"
     reason_kind: str
+    reason: str
+
+
+AgentFaultKind = Literal["timeout", "http_error", "malformed", "disconnected"]
+
+
+class AgentFaulted(PayloadModel):
+    """The agent under test erred, hung or answered garbage; such a run cannot pass."""
+
+    type: Literal["agent.fault"] = "agent.fault"
+    fault_kind: AgentFaultKind
     reason: str
 
 

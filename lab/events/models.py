@@ -21,6 +21,11 @@ class Run(models.Model):
     channel = models.CharField(max_length=16)
     # Ungrounded mode: the agent answers questions without retrieval (beside the gate's mode).
     ungrounded = models.BooleanField(default=False)
+    # The agent under test, when the lab did not write it: its connector ("" is the scripted
+    # agent), endpoint and model name. Never a secret: a connector reads its key from the env.
+    agent_connector = models.CharField(max_length=32, blank=True, default="")
+    agent_endpoint = models.CharField(max_length=500, blank=True, default="")
+    agent_model = models.CharField(max_length=200, blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
     # Who may see and drive the run: SHA-256 of the owner token its browser session holds

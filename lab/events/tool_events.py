@@ -26,6 +26,15 @@ class LookupStarted(PayloadModel):
     authorized_by: str | None = None
 
 
+class ToolCallInvalid(PayloadModel):
+    """A tool call from an agent under test that the lab refused before anything ran."""
+
+    type: Literal["tool.call.invalid"] = "tool.call.invalid"
+    call_id: str
+    name: str
+    reason: str
+
+
 class LookupSucceeded(PayloadModel):
     type: Literal["tool.lookup.succeeded"] = "tool.lookup.succeeded"
     attempt_id: str

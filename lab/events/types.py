@@ -12,6 +12,9 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from lab.events.conversation import (
+    AgentFaulted,
+    AgentFaultKind,
+    AgentIdentity,
     AgentInterrupted,
     AgentUtterance,
     CallerSource,
@@ -64,6 +67,7 @@ from lab.events.tool_events import (
     LookupSucceeded,
     Receipt,
     ReconcileTrigger,
+    ToolCallInvalid,
     option_grounds,
 )
 from lab.events.vocabulary import (
@@ -85,6 +89,9 @@ __all__ = [
     "Action",
     "AgentAudioPlayed",
     "AgentAudioStarted",
+    "AgentFaultKind",
+    "AgentFaulted",
+    "AgentIdentity",
     "AgentInterrupted",
     "AgentUtterance",
     "Args",
@@ -127,6 +134,7 @@ __all__ = [
     "SpeculationDiscarded",
     "SpeechEnded",
     "SpeechStarted",
+    "ToolCallInvalid",
     "Transcribed",
     "TranscriptSignal",
     "TurnCandidate",
@@ -160,6 +168,8 @@ EventPayload = Annotated[
     | CommitUncertain
     | CommitReconciled
     | InputRejected
+    | AgentFaulted
+    | ToolCallInvalid
     | SpeechStarted
     | SpeechEnded
     | Transcribed

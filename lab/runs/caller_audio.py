@@ -82,7 +82,8 @@ class CallerAudio:
         )
         fallback_ms = settings.LAB_VAD_END_SILENCE_MS
         candidate_ms = settings.LAB_TURN_CANDIDATE_MS
-        self.candidates = 0 < candidate_ms < fallback_ms
+        # Speculating on the reply needs the lab's own agent; an outside one waits for the turn.
+        self.candidates = 0 < candidate_ms < fallback_ms and session.scripted_agent is not None
         self.config = TurnEndConfig(
             candidate_ms=candidate_ms if self.candidates else fallback_ms, fallback_ms=fallback_ms
         )
@@ -169,12 +170,15 @@ class CallerAudio:
             await self._candidate(silence_ms)
 
     async def _candidate(self, silence_ms: int) -> None:
+        agent = self.session.scripted_agent
+        if agent is None:
+            return
         # Recorded by the decision's own task: the frame path never waits on the log for it.
         speculation = Speculation(
             pcm=self.endpointer.segment_pcm,
             transcript=self.early,
             silence_ms=silence_ms,
-            agent=self.session.turns.agent,
+            agent=agent,
             at=self.session.now(),
         )
         self.speculation = speculation

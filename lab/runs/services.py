@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lab.agents.registry import AgentSpec
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.ownership import headless_owner_token, token_digest
@@ -15,9 +16,11 @@ def run_start(
     channel: Channel,
     owner_token: str | None = None,
     ungrounded: bool = False,
+    agent: AgentSpec | None = None,
 ) -> Run:
     """Create a run of a known scenario owned by owner_token (default: this process's headless
-    owner, for runs it plays itself); raises UnknownScenario for any other id."""
+    owner, for runs it plays itself); raises UnknownScenario for any other id. agent names an
+    agent under test the lab did not write (None or scripted: the lab's own agent)."""
     contract = contract_get(scenario_id)
     return Run.objects.create(
         scenario_id=contract.id,
@@ -26,5 +29,8 @@ def run_start(
         mode=mode.value,
         channel=channel.value,
         ungrounded=ungrounded,
+        agent_connector="" if agent is None or agent.scripted else agent.connector,
+        agent_endpoint="" if agent is None or agent.scripted else agent.endpoint,
+        agent_model="" if agent is None or agent.scripted else agent.model,
         owner_hash=token_digest(owner_token or headless_owner_token()),
     )

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from lab.agent.dialogue import AGENT_VERSION
+from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
+from lab.agents.interface import AgentUnderTest
+from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
@@ -31,6 +34,7 @@ from lab.events.types import (
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller, ending
 from lab.runs.counters import RunCounters
+from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.grading import TurnAuditor
 from lab.runs.log import Listener, RunClosed, RunLog
 from lab.runs.reconciliation import reconcile
@@ -43,8 +47,28 @@ from lab.scenarios.contracts import Contract
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 
 
+def agent_spec(run: Run) -> AgentSpec | None:
+    """The agent under test a run names, with its key from the environment; None: scripted."""
+    if not run.agent_connector:
+        return None
+    return AgentSpec(
+        connector=run.agent_connector,
+        endpoint=run.agent_endpoint,
+        model=run.agent_model,
+        api_key=os.environ.get(API_KEY_ENV) or None,
+    )
+
+
 class RunSession:
-    def __init__(self, *, run: Run, contract: Contract, events: list[Event] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        run: Run,
+        contract: Contract,
+        events: list[Event] | None = None,
+        agent: AgentUnderTest | None = None,
+    ) -> None:
+        """agent: the outside agent under test; by default the one the run names, if any."""
         self.run = run
         self.contract = contract
         self.log = RunLog(run, events)
@@ -66,19 +90,39 @@ class RunSession:
             scale=self.scale,
             counters=counters,
         )
-        self.turns = AgentTurns(
-            run=run,
-            events=self.log.events,
-            record=self.record,
-            speaker=self.speaker,
-            tools=self.tools,
-            counters=counters,
-        )
+        spec = agent_spec(run) if agent is None else None
+        self.agent: AgentUnderTest | None = connect(spec) if spec is not None else agent
+        self.turns: AgentTurns | ExternalAgentTurns
+        if self.agent is None:
+            self.turns = AgentTurns(
+                run=run,
+                events=self.log.events,
+                record=self.record,
+                speaker=self.speaker,
+                tools=self.tools,
+                counters=counters,
+            )
+        else:
+            self.turns = ExternalAgentTurns(
+                run=run,
+                events=self.log.events,
+                record=self.record,
+                speaker=self.speaker,
+                tools=self.tools,
+                counters=counters,
+                agent=self.agent,
+                on_fault=self._agent_faulted,
+            )
         self._changed = asyncio.Condition()
         self._busy = 0
         # While a scripted caller plays, it decides when the call ends.
         self.scripted = False
         self._quiet: asyncio.Task[None] | None = None
+
+    @property
+    def scripted_agent(self) -> ScriptedAgent | None:
+        """The lab's own agent, when it is the one under test (voice speculation works on it)."""
+        return self.turns.agent if isinstance(self.turns, AgentTurns) else None
 
     @property
     def events(self) -> list[Event]:
@@ -137,6 +181,7 @@ class RunSession:
                 gate_version=GATE_VERSION,
                 agent_version=AGENT_VERSION,
                 ungrounded=self.run.ungrounded,
+                agent=self.agent.identity if self.agent is not None else None,
             )
         )
         async with self.working():
@@ -185,6 +230,12 @@ class RunSession:
         self.timeline.cut(self.now())
         await self.record(RunEnded(reason_kind=reason_kind, reason=reason))
         await database_sync_to_async(store.run_mark_ended)(run=self.run)
+        if self.agent is not None:
+            with contextlib.suppress(Exception):
+                await self.agent.close()
+
+    async def _agent_faulted(self, reason: str) -> None:
+        await self.end(reason_kind="error", reason=f"the agent under test faulted: {reason}")
 
     async def play_script(self) -> None:
         """Play the scenario's scripted caller, then end the run."""

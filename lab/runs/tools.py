@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -14,6 +15,7 @@ from lab.agent.dialogue import Lookup
 from lab.events.models import Run
 from lab.events.types import (
     Action,
+    Args,
     CommitFailed,
     CommitStarted,
     CommitSucceeded,
@@ -34,6 +36,17 @@ from lab.tools.adapters import ADAPTERS, CommitRejected, CommitResult, ToolAdapt
 from lab.tools.authorization import Authorization, CommitRequest
 
 Record = Callable[[EventPayload], Awaitable[Event]]
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """What one commit attempt writes, and the revision and proposal it claims to rest on."""
+
+    action: Action
+    revision: int
+    proposal_id: str | None
+    args: Args
+    args_hash: str
 
 
 def offered_tools(contract: Contract) -> dict[Action, ToolAdapter]:
@@ -76,7 +89,8 @@ class ToolCalls:
         for task in self.background:
             task.cancel()
 
-    async def lookup(self, step: Lookup, *, attempt: int, authorized_by: str | None) -> None:
+    async def lookup(self, step: Lookup, *, attempt: int, authorized_by: str | None) -> str:
+        """Run one lookup attempt and record its outcome; returns the attempt's id."""
         attempt_id = f"lk-{step.revision}-{attempt}"
         await self.record(
             LookupStarted(
@@ -95,7 +109,7 @@ class ToolCalls:
             await self.record(
                 LookupFailed(attempt_id=attempt_id, failure_kind="error", reason=reason)
             )
-            return
+            return attempt_id
         work = self._call(adapter.lookup, self.run, step.query, fault=fault)
         options = await self._await(
             work,
@@ -104,40 +118,63 @@ class ToolCalls:
                 attempt_id=attempt_id, failure_kind="timeout", reason=reason
             ),
         )
-        if options is None:
-            return
-        await self.record(LookupSucceeded(attempt_id=attempt_id, options=options))
+        if options is not None:
+            await self.record(LookupSucceeded(attempt_id=attempt_id, options=options))
+        return attempt_id
 
     async def commit(
         self, proposal: ProposalMade, *, confirmation_event_id: str, authorization: Authorization
-    ) -> None:
+    ) -> str:
+        """Commit what a proposal offered; returns the attempt's id."""
+        return await self.commit_args(
+            Commitment(
+                action=proposal.action,
+                revision=proposal.revision,
+                proposal_id=proposal.proposal_id,
+                args=proposal.args,
+                args_hash=proposal.args_hash,
+            ),
+            confirmation_event_id=confirmation_event_id,
+            authorization=authorization,
+        )
+
+    async def commit_args(
+        self,
+        commitment: Commitment,
+        *,
+        confirmation_event_id: str | None,
+        authorization: Authorization,
+    ) -> str:
+        """One commit attempt, recorded from start to outcome; returns the attempt's id."""
         number = self.counters.next("commit")
         attempt_id = f"cm-{number}"
         started = CommitStarted(
             attempt_id=attempt_id,
             idempotency_key=authorization.idempotency_key,
-            action=proposal.action,
-            args=proposal.args,
-            args_hash=proposal.args_hash,
-            revision=proposal.revision,
-            proposal_id=proposal.proposal_id,
+            action=commitment.action,
+            args=commitment.args,
+            args_hash=commitment.args_hash,
+            revision=commitment.revision,
+            proposal_id=commitment.proposal_id,
             confirmation_event_id=confirmation_event_id,
             authorized_by=authorization.decision_event_id,
         )
         await self.record(started)
         fault = self.faults.get(("commit", number))
-        adapter = self.adapters.get(proposal.action)
+        adapter = self.adapters.get(commitment.action)
         if adapter is None or (fault is not None and fault.kind == "error"):
-            reason = "injected error" if adapter else f"this scenario has no {proposal.action} tool"
+            reason = (
+                "injected error" if adapter else f"this scenario has no {commitment.action} tool"
+            )
             await self.record(
                 CommitFailed(attempt_id=attempt_id, failure_kind="error", reason=reason)
             )
-            return
+            return attempt_id
         request = CommitRequest(
-            action=proposal.action,
-            revision=proposal.revision,
-            proposal_id=proposal.proposal_id,
-            args=proposal.args,
+            action=commitment.action,
+            revision=commitment.revision,
+            proposal_id=commitment.proposal_id,
+            args=commitment.args,
             idempotency_key=authorization.idempotency_key,
         )
         work = self._call(adapter.commit, self.run, authorization, request, fault=fault)
@@ -155,7 +192,7 @@ class ToolCalls:
                 )
             )
             await self._settle(attempt_id, trigger="timeout")
-            return
+            return attempt_id
         except CommitRejected as rejected:
             del self._open[attempt_id]
             await self.record(
@@ -163,14 +200,15 @@ class ToolCalls:
                     attempt_id=attempt_id, failure_kind=rejected.kind, reason=rejected.reason
                 )
             )
-            return
+            return attempt_id
         except Exception:
             await self._settle(attempt_id, trigger="error")
-            return
+            return attempt_id
         del self._open[attempt_id]
         await self.record(
             CommitSucceeded(attempt_id=attempt_id, receipt=result.receipt, replayed=result.replayed)
         )
+        return attempt_id
 
     async def settle_open(self) -> None:
         """Wait for every write still open and record what the sandbox then holds."""

@@ -13,6 +13,7 @@ from lab.evaluation.evaluator import evaluate
 from lab.events.types import (
     AgentAudioPlayed,
     AgentAudioStarted,
+    AgentFaulted,
     AgentInterrupted,
     AgentUtterance,
     CallerUnderstood,
@@ -38,6 +39,7 @@ from lab.events.types import (
     RunStarted,
     SpeechEnded,
     SpeechStarted,
+    ToolCallInvalid,
     Transcribed,
     TurnGraded,
     TurnGrounding,
@@ -143,6 +145,10 @@ def summarize(event: Event) -> str:
             return f"commit {p.attempt_id} reconciled ({p.trigger}): {found}"
         case InputRejected() as p:
             return f"input rejected ({p.reason_kind}): {p.reason}"
+        case AgentFaulted() as p:
+            return f"agent under test faulted ({p.fault_kind}): {p.reason}"
+        case ToolCallInvalid() as p:
+            return f"tool call {p.call_id} to {p.name} refused: {p.reason}"
         case RunEnded() as p:
             return f"run ended ({p.reason_kind}): {p.reason}"
         case SpeechStarted() as p:
@@ -245,7 +251,14 @@ def decision_item(event: Event) -> DecisionItem | None:
                 p.reason_kind,
                 [p.cause_event_id],
             )
-        case LookupFailed() | LateResultRejected() | CommitFailed() | InputRejected():
+        case (
+            LookupFailed()
+            | LateResultRejected()
+            | CommitFailed()
+            | InputRejected()
+            | AgentFaulted()
+            | ToolCallInvalid()
+        ):
             return DecisionItem(event.id, "block", event.type, summarize(event), [])
         case CommitSucceeded() as p:
             title = "Receipt replayed" if p.replayed else "Tool executed"
@@ -270,6 +283,17 @@ def decision_item(event: Event) -> DecisionItem | None:
     return None
 
 
+SCRIPTED_LABEL = "the lab's scripted agent (in process)"
+
+
+def agent_under_test(events: list[Event]) -> str:
+    """Who was tested, as the run's own run.started says: an outside agent, or the lab's own."""
+    started = next((e.payload for e in events if isinstance(e.payload, RunStarted)), None)
+    if started is None or started.agent is None:
+        return SCRIPTED_LABEL
+    return started.agent.label()
+
+
 def panel_context(contract: Contract, events: list[Event]) -> dict:
     """Everything the run page needs to draw the panel from scratch."""
     return {
@@ -281,6 +305,7 @@ def panel_context(contract: Contract, events: list[Event]) -> dict:
         "ended": bool(events) and events[-1].type == "run.ended",
         "quiet_end_s": f"{QUIET_END_S:g}",
         "waterfalls": waterfalls(events),
+        "agent_under_test": agent_under_test(events),
     }
 
 

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST, require_safe
 from pydantic import BaseModel, ValidationError
 
 from lab.events import store
+from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.ownership import (
     Access,
@@ -103,14 +104,22 @@ def _page_context(request: HttpRequest, access: RunAccess) -> dict[str, Any]:
             "events_url": reverse("run_events_json", args=[run.id]),
             "report_url": reverse("run_report_json", args=[run.id]),
         }
+    events = store.run_events(run)
     return {
         "run": run,
         "access": access.access.value,
         # The socket says whether this window drives; until then nothing looks live.
         "role": "connecting" if access.may_drive else "shared",
         **urls,
-        **panel_context(contract, store.run_events(run)),
+        **panel_context(contract, events),
+        # Before run.started names it, the run's own spec says which agent will be tested.
+        **({"agent_under_test": _spec_label(run)} if not events and run.agent_connector else {}),
     }
+
+
+def _spec_label(run: Run) -> str:
+    parts = [run.agent_connector, run.agent_endpoint, f"(model {run.agent_model})"]
+    return " ".join(part for part in parts if part and part != "(model )")
 
 
 @never_cache

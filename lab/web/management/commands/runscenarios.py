@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,13 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pydantic import ValidationError
 
+from lab.agents.registry import (
+    API_KEY_ENV,
+    AgentSpec,
+    ConnectorUnavailable,
+    check_connector,
+    parse_spec,
+)
 from lab.asgi import application
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
@@ -25,11 +34,12 @@ from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
-from lab.scenarios.contracts import CallerLine
+from lab.scenarios.contracts import CallerLine, Contract
 from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.database import require_migrated
 
 RUN_TIMEOUT_S = 600
+MAX_TRIALS = 100
 
 
 async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
@@ -119,6 +129,25 @@ class Command(BaseCommand):
             help="a free call (both tools, no script) with the caller lines in FILE, typed",
         )
         parser.add_argument(
+            "--agent",
+            default="scripted",
+            metavar="SPEC",
+            help="the agent under test: scripted (the lab's own, the default) or openai:URL "
+            f"(its API key from ${API_KEY_ENV}, if it needs one)",
+        )
+        parser.add_argument("--model", default="", help="the outside agent's model name")
+        parser.add_argument(
+            "--trials",
+            type=int,
+            metavar="K",
+            help="run each scenario K times and report pass^K and the pass rate",
+        )
+        parser.add_argument(
+            "--as-is",
+            action="store_true",
+            help="judge the agent on its own: the gate only observes (an unguarded run)",
+        )
+        parser.add_argument(
             "--time-scale",
             type=float,
             help="compress the conversation clock (1.0 = real time); typed channel only",
@@ -141,24 +170,100 @@ class Command(BaseCommand):
         out: Path | None = options["out"]
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
-        mode = Mode.UNGUARDED if options["unguarded"] else Mode.GUARDED
-        channel = Channel(options["channel"])
-        verdicts = []
-        for contract in contracts:
-            run = run_start(
-                scenario_id=contract.id,
-                mode=mode,
-                channel=channel,
-                ungrounded=options["ungrounded"],
-            )
-            asyncio.run(play_free(run, lines) if lines else play_headless(run))
-            evaluation = evaluate(contract, store.run_events(run))
-            verdicts.append(evaluation.verdict)
-            self.stdout.write(f"{contract.id} {evaluation.verdict.value}")
-            if evaluation.verdict is not Verdict.PASS:
-                # Why, with the turns named, on stderr: stdout stays one "ID VERDICT" line each.
-                self.stderr.write(f"  {evaluation.reason}")
-            if out is not None:
-                (out / f"{contract.id}.json").write_bytes(report_bytes(report_for_run(run)))
-        if any(verdict is not Verdict.PASS for verdict in verdicts):
+        agent = _agent(options)
+        trials: int | None = options["trials"]
+        if trials is not None and not 1 <= trials <= MAX_TRIALS:
+            raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
+        unguarded = options["unguarded"] or options["as_is"]
+        start = RunStart(
+            mode=Mode.UNGUARDED if unguarded else Mode.GUARDED,
+            channel=Channel(options["channel"]),
+            ungrounded=options["ungrounded"],
+            agent=agent,
+        )
+        if trials is None:
+            verdicts = [self._once(contract, start, lines, out) for contract in contracts]
+            if any(verdict is not Verdict.PASS for verdict in verdicts):
+                raise SystemExit(1)
+            return
+        passed = [self._trials(contract, start, lines, out, trials) for contract in contracts]
+        self.stdout.write(
+            f"pass^{trials}: {sum(k == trials for k in passed)}/{len(passed)} scenarios; "
+            f"{sum(passed)}/{len(passed) * trials} trials passed; agent {agent.label()}"
+        )
+        if any(k != trials for k in passed):
             raise SystemExit(1)
+
+    def _play(self, contract: Contract, start: RunStart, lines: list[str] | None) -> Run:
+        run = run_start(
+            scenario_id=contract.id,
+            mode=start.mode,
+            channel=start.channel,
+            ungrounded=start.ungrounded,
+            agent=start.agent,
+        )
+        asyncio.run(play_free(run, lines) if lines else play_headless(run))
+        return run
+
+    def _once(
+        self, contract: Contract, start: RunStart, lines: list[str] | None, out: Path | None
+    ) -> Verdict:
+        run = self._play(contract, start, lines)
+        evaluation = evaluate(contract, store.run_events(run))
+        self.stdout.write(f"{contract.id} {evaluation.verdict.value}")
+        if evaluation.verdict is not Verdict.PASS:
+            # Why, with the turns named, on stderr: stdout stays one "ID VERDICT" line each.
+            self.stderr.write(f"  {evaluation.reason}")
+        if out is not None:
+            (out / f"{contract.id}.json").write_bytes(report_bytes(report_for_run(run)))
+        return evaluation.verdict
+
+    def _trials(
+        self,
+        contract: Contract,
+        start: RunStart,
+        lines: list[str] | None,
+        out: Path | None,
+        trials: int,
+    ) -> int:
+        """Run one scenario K times; prints pass^K and the pass rate, returns how many passed."""
+        passed = 0
+        for trial in range(1, trials + 1):
+            run = self._play(contract, start, lines)
+            evaluation = evaluate(contract, store.run_events(run))
+            if evaluation.verdict is Verdict.PASS:
+                passed += 1
+            else:
+                self.stderr.write(
+                    f"  {contract.id} trial {trial}: {evaluation.verdict.value} {evaluation.reason}"
+                )
+            if out is not None:
+                report = report_bytes(report_for_run(run))
+                (out / f"{contract.id}.trial{trial}.json").write_bytes(report)
+        verdict = "yes" if passed == trials else "no"
+        self.stdout.write(f"{contract.id} pass^{trials}={verdict} pass_rate={passed}/{trials}")
+        return passed
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """What every run of one invocation shares."""
+
+    mode: Mode
+    channel: Channel
+    ungrounded: bool
+    agent: AgentSpec
+
+
+def _agent(options: dict[str, Any]) -> AgentSpec:
+    """The --agent spec, checked before any run is created."""
+    try:
+        spec = parse_spec(
+            options["agent"], model=options["model"], api_key=os.environ.get(API_KEY_ENV) or None
+        )
+        check_connector(spec)
+    except ConnectorUnavailable as error:
+        raise CommandError(f"--agent: {error}") from None
+    if spec.scripted and options["model"]:
+        raise CommandError("--model names an outside agent's model; the scripted agent has none")
+    return spec

@@ -1,0 +1,203 @@
+"""The run's sandboxed tools as an outside agent calls them: parsed, gated, executed, recorded.
+
+Each call becomes the events the scripted agent's steps make (gate decisions, tool lookups and
+commits), so the evaluator, the panel and the report read an outside agent's run unchanged. A
+malformed call is answered `invalid` and recorded; it never raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from lab.agent.dialogue import Lookup
+from lab.agents.interface import ToolCall, ToolResult
+from lab.agents.referee import Referee
+from lab.agents.tool_specs import TOOL_SPECS, ToolSpec
+from lab.events.chain import digest
+from lab.events.models import Run
+from lab.events.types import (
+    Args,
+    CommitFailed,
+    CommitReconciled,
+    CommitSucceeded,
+    CommitUncertain,
+    Event,
+    EventPayload,
+    GateDecision,
+    GateRequest,
+    LookupFailed,
+    LookupSucceeded,
+    Mode,
+    Operation,
+    Outcome,
+    ToolCallInvalid,
+)
+from lab.policy.gate import GateState
+from lab.runs.counters import RunCounters
+from lab.runs.tools import Commitment, ToolCalls
+from lab.tools.authorization import Authorization
+
+Record = Callable[[EventPayload], Awaitable[Event]]
+_REASON_CHARS = 500
+_OUTCOMES = (
+    LookupSucceeded,
+    LookupFailed,
+    CommitSucceeded,
+    CommitFailed,
+    CommitUncertain,
+    CommitReconciled,
+)
+
+
+class GatedToolBox:
+    """ToolBox for one run: the gate decides first in guarded runs; as-is runs go straight on."""
+
+    def __init__(
+        self,
+        *,
+        run: Run,
+        record: Record,
+        events: Callable[[], list[Event]],
+        tools: ToolCalls,
+        gate: GateState,
+        referee: Referee,
+        counters: RunCounters,
+    ) -> None:
+        self.run = run
+        self.guarded = run.mode == Mode.GUARDED
+        self.record = record
+        self.events = events
+        self.tools = tools
+        self.gate = gate
+        self.referee = referee
+        self.counters = counters
+
+    async def call(self, call: ToolCall) -> ToolResult:
+        spec = TOOL_SPECS.get(call.name)
+        if spec is None or spec.action not in self.tools.adapters:
+            offered = ", ".join(
+                s.name for s in TOOL_SPECS.values() if s.action in self.tools.adapters
+            )
+            return await self._invalid(
+                call, f"no tool {call.name!r} on this call; offered: {offered}"
+            )
+        try:
+            parsed = spec.args_model.model_validate(call.arguments)
+        except ValidationError as error:
+            return await self._invalid(call, _validation_message(error))
+        args: Args = parsed.model_dump(exclude_none=True)
+        if spec.operation is Operation.LOOKUP:
+            return await self._lookup(call, spec, args)
+        return await self._commit(call, spec, args)
+
+    async def _invalid(self, call: ToolCall, reason: str) -> ToolResult:
+        reason = reason[:_REASON_CHARS]
+        await self.record(
+            ToolCallInvalid(call_id=call.call_id[:64], name=call.name[:64], reason=reason)
+        )
+        return ToolResult(call_id=call.call_id, kind="invalid", reason=reason)
+
+    async def _decide(self, request: GateRequest) -> Event | None:
+        return await self.record(self.gate.decide(request)) if self.guarded else None
+
+    async def _lookup(self, call: ToolCall, spec: ToolSpec, args: Args) -> ToolResult:
+        revision = self.referee.revision
+        decision = await self._decide(
+            GateRequest(
+                operation=Operation.LOOKUP, action=spec.action, revision=revision, args=args
+            )
+        )
+        if (blocked := _blocked(call, decision)) is not None:
+            return blocked
+        attempt = self.counters.next(f"lookup-{revision}")
+        attempt_id = await self.tools.lookup(
+            Lookup(revision, spec.action, args),
+            attempt=attempt,
+            authorized_by=decision.id if decision else None,
+        )
+        match self._outcome(attempt_id):
+            case LookupSucceeded(options=options):
+                return ToolResult(call.call_id, "ok", {"options": [dict(o) for o in options]})
+            case LookupFailed(reason=reason):
+                return ToolResult(call.call_id, "failed", {"error": reason}, reason)
+        return ToolResult(call.call_id, "failed", {"error": "no answer"}, "no answer")
+
+    async def _commit(self, call: ToolCall, spec: ToolSpec, args: Args) -> ToolResult:
+        basis = self.referee.commit_basis(spec.action, args)
+        proposal = basis.proposal
+        decision = await self._decide(
+            GateRequest(
+                operation=Operation.COMMIT,
+                action=spec.action,
+                revision=basis.revision,
+                args=args,
+                proposal_id=proposal.proposal_id if proposal else None,
+                confirmation_event_id=basis.confirmation_event_id,
+            )
+        )
+        if (blocked := _blocked(call, decision)) is not None:
+            return blocked
+        authorization = (
+            Authorization.from_decision(decision)
+            if decision
+            # As-is: nothing deduplicates, each call is its own attempt, judged afterwards.
+            else Authorization.unguarded(f"unguarded-{self.run.id}-{len(self.events()) + 1}")
+        )
+        attempt_id = await self.tools.commit_args(
+            Commitment(
+                action=spec.action,
+                revision=basis.revision,
+                proposal_id=proposal.proposal_id if proposal else None,
+                args=args,
+                args_hash=digest(args),
+            ),
+            confirmation_event_id=basis.confirmation_event_id,
+            authorization=authorization,
+        )
+        return _commit_result(call, self._outcome(attempt_id))
+
+    def _outcome(self, attempt_id: str) -> EventPayload | None:
+        """The latest recorded outcome of one attempt."""
+        for event in reversed(self.events()):
+            payload = event.payload
+            if isinstance(payload, _OUTCOMES) and payload.attempt_id == attempt_id:
+                return payload
+        return None
+
+
+def _blocked(call: ToolCall, decision: Event | None) -> ToolResult | None:
+    if decision is None or not isinstance(decision.payload, GateDecision):
+        return None
+    if decision.payload.outcome is not Outcome.BLOCK:
+        return None
+    reason = decision.payload.reason
+    return ToolResult(call.call_id, "blocked", {"error": reason}, reason)
+
+
+def _commit_result(call: ToolCall, outcome: EventPayload | None) -> ToolResult:
+    match outcome:
+        case (
+            CommitSucceeded(receipt=receipt, replayed=replayed)
+            | CommitReconciled(receipt=receipt, replayed=replayed)
+        ) if receipt is not None:
+            content: dict[str, Any] = {"receipt_id": receipt.receipt_id, "replayed": replayed}
+            return ToolResult(call.call_id, "ok", content)
+        case CommitFailed(reason=reason):
+            return ToolResult(call.call_id, "failed", {"error": reason}, reason)
+        case CommitReconciled():
+            reason = "the write did not go through"
+            return ToolResult(call.call_id, "failed", {"error": reason}, reason)
+    reason = "the write's outcome is not known"
+    return ToolResult(call.call_id, "failed", {"error": reason}, reason)
+
+
+def _validation_message(error: ValidationError) -> str:
+    """The validation errors in one line, without echoing the (possibly huge) input back."""
+    parts = []
+    for item in error.errors(include_input=False, include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        parts.append(f"{where}: {item['msg']}")
+    return "invalid arguments: " + "; ".join(parts)

@@ -1,0 +1,221 @@
+"""The turn loop for an agent the lab did not write: caller turns to it, what it does recorded.
+
+The referee (lab/agents/referee.py) records what the scripted agent's own steps would: the
+caller's turns understood and revised, the agent's readbacks as proposals, its commits resting
+on them; the agent's tool calls go through the run's GatedToolBox. Each turn has a deadline,
+and a fault (or a missed deadline) is recorded and ends the run: it cannot pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from django.conf import settings
+
+from lab.agent.dialogue import Say
+from lab.agent.setup import calendar_week
+from lab.agents.interface import AgentFault, AgentOutput, AgentUnderTest, CallerTurn, Said
+from lab.agents.interface import TurnFinished as Finished
+from lab.agents.referee import Readback, Referee
+from lab.events.chain import digest
+from lab.events.models import Run
+from lab.events.types import (
+    AgentFaulted,
+    AgentFaultKind,
+    CallerSource,
+    CallerUnderstood,
+    CallerUtterance,
+    Event,
+    EventPayload,
+    GateDecision,
+    GateRequest,
+    IntentRevised,
+    Mode,
+    Operation,
+    Outcome,
+    ProposalMade,
+    UnderstandingKind,
+    UtterancePurpose,
+)
+from lab.policy.gate import GateState
+from lab.runs.counters import RunCounters
+from lab.runs.external_tools import GatedToolBox
+from lab.runs.log import RunClosed
+from lab.runs.speaker import Speaker
+from lab.runs.tools import ToolCalls
+
+Record = Callable[[EventPayload], Awaitable[Event]]
+OnFault = Callable[[str], Awaitable[None]]
+# Longer utterances are cut: an agent's runaway text must not flood the log or the page.
+_MAX_SAY_CHARS = 2000
+_CLOSE_S = 2.0
+
+
+class ExternalAgentTurns:
+    """AgentTurns' counterpart for an AgentUnderTest reached through a connector."""
+
+    def __init__(
+        self,
+        *,
+        run: Run,
+        events: list[Event],
+        record: Record,
+        speaker: Speaker,
+        tools: ToolCalls,
+        counters: RunCounters,
+        agent: AgentUnderTest,
+        on_fault: OnFault,
+    ) -> None:
+        self.guarded = run.mode == Mode.GUARDED
+        self.record = record
+        self.speaker = speaker
+        self.counters = counters
+        self.outside = agent
+        self.on_fault = on_fault
+        self.gate = GateState.from_events(events)
+        self.referee = Referee(tools=frozenset(tools.adapters), week=calendar_week())
+        for event in events:
+            self.referee.observe(event)
+        self.toolbox = GatedToolBox(
+            run=run,
+            record=record,
+            events=lambda: events,
+            tools=tools,
+            gate=self.gate,
+            referee=self.referee,
+            counters=counters,
+        )
+        self.lock = asyncio.Lock()
+
+    async def react(self, event: Event) -> None:
+        # The gate folds every event in both modes: as-is it decides nothing, but the expiries a
+        # correction or an interruption causes are facts about the caller the evaluator reads.
+        self.gate.apply(event)
+        for reaction in self.gate.reactions(event):
+            await self.record(reaction)
+        self.referee.observe(event)
+
+    async def greet(self) -> None:
+        async with self.lock:
+            await self._pump(self.outside.greet(self.toolbox), "greeting")
+
+    async def farewell(self) -> None:
+        """The lab closes a quiet call without putting words in an outside agent's mouth."""
+
+    async def drain(self) -> None:
+        """Nothing is queued: an outside agent's steps run as it takes them."""
+
+    async def caller_turn(self, text: str, *, source: CallerSource, arrived: float) -> None:
+        """One final caller transcript: it cuts agent speech, is refereed, and goes to the agent."""
+        async with self.lock:
+            said = await self.record(CallerUtterance(text=text, source=source))
+            await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
+            understood = await self.record(self.referee.understand(text).event(said.id))
+            assert isinstance(understood.payload, CallerUnderstood)
+            await self._revise(understood.payload, understood.id)
+            question = understood.payload.kind is UnderstandingKind.QUESTION
+            turn = CallerTurn(text=text, utterance_event_id=said.id)
+            await self._pump(
+                self.outside.hear(turn, self.toolbox), "answer" if question else "acknowledge"
+            )
+
+    async def _revise(self, understood: CallerUnderstood, understood_id: str) -> None:
+        revision = self.referee.revise(understood)
+        if revision is None:
+            return
+        await self.record(
+            IntentRevised(
+                revision=self.counters.next("revision"),
+                action=revision.action,
+                args=revision.args,
+                heard=revision.heard,
+                supersedes=revision.supersedes,
+                understood_event_id=understood_id,
+            )
+        )
+
+    async def _pump(self, stream: AsyncIterator[AgentOutput], purpose: UtterancePurpose) -> None:
+        """Carry out one agent turn until it finishes, faults or misses its deadline."""
+        timeout_s = settings.LAB_AGENT_TURN_TIMEOUT_S
+        try:
+            async with asyncio.timeout(timeout_s):
+                async for output in stream:
+                    match output:
+                        case Said(text=text):
+                            await self._say(text, purpose)
+                        case Finished():
+                            return
+                        case AgentFault(kind=kind, reason=reason):
+                            await self._fault(kind, reason)
+                            return
+        except TimeoutError:
+            await self._fault(
+                "timeout", f"the agent did not finish its turn within {timeout_s:g} s"
+            )
+        except RunClosed:
+            raise
+        except Exception as error:  # a connector's bug is the agent's fault, never a 500
+            await self._fault("malformed", f"the connector failed: {type(error).__name__}: {error}")
+        finally:
+            await _close(stream)
+
+    async def _fault(self, kind: AgentFaultKind, reason: str) -> None:
+        reason = reason[:500]
+        await self.record(AgentFaulted(fault_kind=kind, reason=reason))
+        await self.on_fault(reason)
+
+    async def _say(self, text: str, purpose: UtterancePurpose) -> None:
+        text = text.strip()[:_MAX_SAY_CHARS]
+        if not text:
+            return
+        readback = self.referee.readback(text)
+        proposal_id: str | None = None
+        if readback is not None and readback.proposal_id is not None:
+            purpose, proposal_id = "reconfirm", readback.proposal_id
+        elif readback is not None:
+            proposal_id = await self._propose(readback)
+            purpose = "readback" if proposal_id else purpose
+        await self.speaker.say(Say(text, purpose, proposal_id))
+
+    async def _propose(self, readback: Readback) -> str | None:
+        """Record the proposal a readback makes (the gate decides it first in guarded runs)."""
+        if self.guarded:
+            decision = await self.record(
+                self.gate.decide(
+                    GateRequest(
+                        operation=Operation.PROPOSE,
+                        action=readback.action,
+                        revision=readback.revision,
+                        args=readback.args,
+                        lookup_event_id=readback.grounded_on,
+                    )
+                )
+            )
+            if isinstance(decision.payload, GateDecision) and (
+                decision.payload.outcome is Outcome.BLOCK
+            ):
+                return None
+        proposal_id = f"p-{self.counters.next('proposal')}"
+        await self.record(
+            ProposalMade(
+                proposal_id=proposal_id,
+                revision=readback.revision,
+                action=readback.action,
+                args=readback.args,
+                args_hash=digest(readback.args),
+                grounded_on=readback.grounded_on,
+            )
+        )
+        return proposal_id
+
+
+async def _close(stream: AsyncIterator[AgentOutput]) -> None:
+    """Close an agent turn's iterator, giving up on one that will not close."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is None:
+        return
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(_CLOSE_S):
+            await aclose()

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from channels.db import database_sync_to_async
+
+from lab.evaluation.evaluator import evaluate
+from lab.evaluation.verdicts import Verdict
+from lab.events.types import Channel, Mode
+from lab.runs.services import run_start
+from lab.runs.session import RunSession
+from lab.scenarios.catalog import contract_get
+from lab.tools.models import ToolExecution
+from tests.agents.outsiders import Habit, Outsider
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def play(scenario: str, habit: Habit, mode: Mode = Mode.GUARDED) -> RunSession:
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario, mode=mode, channel=Channel.TYPED
+    )
+    session = RunSession(run=run, contract=contract_get(scenario), agent=Outsider(habit))
+    async with asyncio.timeout(60):
+        await session.start()
+        await session.play_script()
+    return session
+
+
+def of_type(session: RunSession, kind: str) -> list:
+    return [event.payload for event in session.events if event.type == kind]
+
+
+async def executions(session: RunSession) -> int:
+    return await database_sync_to_async(ToolExecution.objects.filter(run=session.run).count)()
+
+
+async def test_a_well_behaved_outside_agent_passes_the_correction_scenario_guarded(fast_clock):
+    session = await play("correction", "well_behaved")
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.PASS, evaluation.reason
+    (started,) = of_type(session, "run.started")
+    assert started.agent.model == "well_behaved"
+    # The referee, not the agent, recorded the caller's two requests and the two readbacks.
+    assert [r.args["day"] for r in of_type(session, "intent.revised")] == ["tuesday", "thursday"]
+    assert [p.args["day"] for p in of_type(session, "proposal.made")] == ["tuesday", "thursday"]
+    (expired,) = of_type(session, "proposal.expired")
+    assert expired.reason_kind == "superseded"
+    (commit,) = of_type(session, "tool.commit.started")
+    assert commit.proposal_id == "p-2" and commit.authorized_by is not None
+    assert await executions(session) == 1
+    assert session.agent is not None and session.agent.closed  # type: ignore[attr-defined]
+
+
+async def test_the_gate_blocks_an_outside_agent_booking_the_slot_before_the_correction(
+    fast_clock,
+):
+    session = await play("correction", "keeps_first_offer")
+    commits = [d for d in of_type(session, "gate.decision") if d.request.operation == "commit"]
+    assert [(d.outcome, d.reason_kind) for d in commits] == [("block", "proposal_expired")]
+    assert commits[0].request.proposal_id == "p-1"
+    assert not of_type(session, "tool.commit.started")
+    assert await executions(session) == 0
+    agent = session.agent
+    assert isinstance(agent, Outsider) and agent.results[-1].result.kind == "blocked"
+    assert evaluate(session.contract, session.events).verdict is not Verdict.PASS
+
+
+async def test_as_is_an_outside_agent_booking_the_slot_before_the_correction_fails(fast_clock):
+    session = await play("correction", "keeps_first_offer", Mode.UNGUARDED)
+    assert not of_type(session, "gate.decision")
+    assert await executions(session) == 1
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL
+    failed = {r.id for r in evaluation.assertions if r.state == "contradicted"}
+    assert {"old_proposal_expired", "commit_is_latest"} <= failed
+    assert "old_proposal_expired" in evaluation.reason
+
+
+async def test_a_hanging_outside_agent_ends_the_run_inconclusive_within_the_turn_timeout(
+    fast_clock,
+):
+    fast_clock.LAB_AGENT_TURN_TIMEOUT_S = 0.3
+    session = await play("correction", "hangs")
+    (fault,) = of_type(session, "agent.fault")
+    assert fault.fault_kind == "timeout"
+    (ended,) = of_type(session, "run.ended")
+    assert ended.reason_kind == "error" and "faulted" in ended.reason
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.INCONCLUSIVE
+    assert evaluation.reason_kind == "agent_fault"
+
+
+async def test_a_connector_that_raises_is_an_agent_fault_not_a_crash(fast_clock):
+    session = await play("correction", "raises")
+    (fault,) = of_type(session, "agent.fault")
+    assert fault.fault_kind == "malformed" and "ConnectionResetError" in fault.reason
+    assert evaluate(session.contract, session.events).verdict is Verdict.INCONCLUSIVE
+
+
+async def test_garbage_tool_arguments_get_an_invalid_result_and_a_recorded_event(fast_clock):
+    session = await play("correction", "garbage_args")
+    (invalid,) = of_type(session, "tool.call.invalid")
+    assert invalid.name == "book_appointment" and "slot_id" in invalid.reason
+    agent = session.agent
+    assert isinstance(agent, Outsider) and agent.results[-1].result.kind == "invalid"
+    assert await executions(session) == 0
+    (ended,) = of_type(session, "run.ended")
+    assert ended.reason_kind == "completed"

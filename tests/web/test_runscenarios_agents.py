@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import get_args
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from lab.agents.registry import AgentSpec, register_connector, unregister_connector
+from lab.events.models import Run
+from tests.agents.outsiders import Habit, Outsider
+
+
+@pytest.fixture
+def outsiders() -> Iterator[None]:
+    """A connector whose endpoint names the outside agent's habit: double:keeps_first_offer."""
+
+    def connect(spec: AgentSpec) -> Outsider:
+        assert spec.endpoint in get_args(Habit)
+        return Outsider(spec.endpoint)  # type: ignore[arg-type]
+
+    register_connector("double", connect)
+    yield
+    unregister_connector("double")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_trials_of_a_well_behaved_agent_print_pass_k_and_keep_each_report(
+    outsiders, tmp_path, capsys, fast_clock
+):
+    call_command(
+        "runscenarios",
+        "--agent",
+        "double:well_behaved",
+        "--model",
+        "m1",
+        "--scenario",
+        "correction",
+        "--trials",
+        "2",
+        "--out",
+        str(tmp_path),
+    )
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "correction pass^2=yes pass_rate=2/2"
+    assert lines[1].startswith("pass^2: 1/1 scenarios; 2/2 trials passed; agent double")
+    for trial in (1, 2):
+        report = json.loads((tmp_path / f"correction.trial{trial}.json").read_text())
+        started = report["events"][0]["payload"]
+        assert started["agent"]["endpoint"] == "test://outsider"
+        assert report["evaluation"]["verdict"] == "PASS"
+    runs = Run.objects.all()
+    assert {(r.agent_connector, r.agent_endpoint, r.agent_model) for r in runs} == {
+        ("double", "well_behaved", "m1")
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_trials_exit_non_zero_when_a_scenario_fails_any_trial(outsiders, capsys, fast_clock):
+    with pytest.raises(SystemExit) as exit_info:
+        call_command(
+            "runscenarios",
+            "--agent",
+            "double:keeps_first_offer",
+            "--as-is",
+            "--scenario",
+            "correction",
+            "--trials",
+            "2",
+        )
+    assert exit_info.value.code == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == "correction pass^2=no pass_rate=0/2"
+    assert "trial 1: FAIL Contradicted: old_proposal_expired" in captured.err
+    assert Run.objects.filter(mode="unguarded").count() == 2
+
+
+@pytest.mark.django_db
+def test_an_unknown_connector_is_refused_before_any_run():
+    with pytest.raises(CommandError, match="unknown agent connector 'nope'"):
+        call_command("runscenarios", "--agent", "nope:http://127.0.0.1:9/v1")
+    with pytest.raises(CommandError, match="neither 'scripted' nor CONNECTOR:ENDPOINT"):
+        call_command("runscenarios", "--agent", "openai")
+    with pytest.raises(CommandError, match="--trials must lie in"):
+        call_command("runscenarios", "--trials", "0")
+    assert not Run.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verifyreport_names_the_outside_agent_of_a_report(outsiders, tmp_path, capsys, fast_clock):
+    call_command(
+        "runscenarios",
+        "--agent",
+        "double:well_behaved",
+        "--scenario",
+        "correction",
+        "--out",
+        str(tmp_path),
+    )
+    assert capsys.readouterr().out.strip() == "correction PASS"
+    call_command("verifyreport", str(tmp_path / "correction.json"))
+    out = capsys.readouterr().out
+    assert "  Agent under test: openai test://outsider (model well_behaved)" in out
+    assert "consistent, signed by this lab, verdict PASS" in out
+    run = Run.objects.get()
+    client_page = _run_page(run)
+    assert "Agent under test: openai test://outsider (model well_behaved)" in client_page
+
+
+def _run_page(run: Run) -> str:
+    from django.test import Client
+
+    from tests.web.owners import act_as_owner
+
+    client = Client()
+    act_as_owner(client)
+    return client.get(f"/runs/{run.id}/").content.decode()
