@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,6 +24,7 @@ from lab.agents.chat_wire import (
     Sentences,
     StreamReader,
     keep_heard,
+    knowledge_message,
     read_reply,
     split_sentences,
     tool_message,
@@ -37,11 +39,39 @@ from lab.agents.interface import (
     ToolCalled,
     TurnFinished,
 )
-from lab.agents.tool_specs import ToolSpec, tools_digest
+from lab.agents.registry import AgentSpec, ConnectorUnavailable
+from lab.agents.tool_specs import TOOL_SPECS, ToolSpec, tools_digest
 
 DEFAULT_API_KEY_ENV = "LAB_AGENT_API_KEY"
 MAX_TOOL_ROUNDS = 6
 _BODY_EXCERPT = 200
+# How a run's connector is tuned from the environment (the spec holds only what a run records).
+SYSTEM_PROMPT_FILE_ENV = "LAB_AGENT_SYSTEM_PROMPT_FILE"
+STREAM_ENV = "LAB_AGENT_STREAM"
+TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
+
+
+def connect(spec: AgentSpec) -> OpenAIChatAgent:
+    """The registry's factory: `openai:URL --model NAME`, offering the run's tools."""
+    names = spec.tools or tuple(TOOL_SPECS)
+    prompt_file = os.environ.get(SYSTEM_PROMPT_FILE_ENV)
+    timeout = os.environ.get(TIMEOUT_ENV, "20")
+    try:
+        system_prompt = Path(prompt_file).read_text() if prompt_file else None
+        timeout_s = float(timeout)
+    except OSError as error:
+        raise ConnectorUnavailable(f"{SYSTEM_PROMPT_FILE_ENV}: {error}") from None
+    except ValueError:
+        raise ConnectorUnavailable(f"{TIMEOUT_ENV}={timeout!r} is not seconds") from None
+    return OpenAIChatAgent(
+        base_url=spec.endpoint,
+        model=spec.model or "default",
+        tools=[TOOL_SPECS[name] for name in names if name in TOOL_SPECS],
+        system_prompt=system_prompt,
+        stream=os.environ.get(STREAM_ENV, "1") != "0",
+        timeout_s=timeout_s,
+        api_key=spec.api_key,
+    )
 
 
 def public_endpoint(base_url: str) -> str:
@@ -65,6 +95,7 @@ class OpenAIChatAgent:
         connect_timeout_s: float = 5.0,
         deadline_s: float = 120.0,
         api_key_env: str = DEFAULT_API_KEY_ENV,
+        api_key: str | None = None,
         max_tool_rounds: int = MAX_TOOL_ROUNDS,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
@@ -87,7 +118,7 @@ class OpenAIChatAgent:
             ),
         )
         headers = {"Accept": "text/event-stream" if stream else "application/json"}
-        if key := os.environ.get(api_key_env):
+        if key := api_key or os.environ.get(api_key_env):
             headers["Authorization"] = f"Bearer {key}"
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/") + "/",
@@ -109,6 +140,8 @@ class OpenAIChatAgent:
 
     async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         keep_heard(self.messages, turn.cut)
+        if turn.knowledge is not None:
+            self.messages.append(knowledge_message(turn.knowledge))
         self.messages.append({"role": "user", "content": turn.text})
         async for output in self._turn(tools):
             yield output

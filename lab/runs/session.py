@@ -17,6 +17,7 @@ from django.conf import settings
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
 from lab.agents.interface import AgentUnderTest
 from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
+from lab.agents.tool_specs import offered_specs
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
@@ -47,7 +48,7 @@ from lab.scenarios.contracts import Contract
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 
 
-def agent_spec(run: Run) -> AgentSpec | None:
+def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
     """The agent under test a run names, with its key from the environment; None: scripted."""
     if not run.agent_connector:
         return None
@@ -56,6 +57,7 @@ def agent_spec(run: Run) -> AgentSpec | None:
         endpoint=run.agent_endpoint,
         model=run.agent_model,
         api_key=os.environ.get(API_KEY_ENV) or None,
+        tools=tools,
     )
 
 
@@ -90,7 +92,8 @@ class RunSession:
             scale=self.scale,
             counters=counters,
         )
-        spec = agent_spec(run) if agent is None else None
+        offered = tuple(spec.name for spec in offered_specs(frozenset(self.tools.adapters)))
+        spec = agent_spec(run, offered) if agent is None else None
         self.agent: AgentUnderTest | None = connect(spec) if spec is not None else agent
         self.turns: AgentTurns | ExternalAgentTurns
         if self.agent is None:
