@@ -14,11 +14,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from lab.agents.interface import Cut, ToolCall, ToolResult
+from lab.retrieval.window import RetrievedChunk
 
 Message = dict[str, Any]
 # A sentence ends at . ! or ? (closing quotes or brackets may follow) before whitespace, so
 # "$4.50" and "9:00" stay whole.
 _SENTENCE_END = re.compile(r"[.!?…]+[\"')\]]*\s+")
+KNOWLEDGE_HEADER = (
+    "Knowledge base excerpts for the caller's next message, best first; "
+    "cite the one you answer from as [KB-n]."
+)
+_NOTHING_FOUND = "(nothing found)"
+_CHUNK_LINE = re.compile(r"^\[KB-\d+\] \(([^;]+); relevance (-?\d+(?:\.\d+)?)\) (.*)$")
 
 
 class Malformed(ValueError):
@@ -231,3 +238,28 @@ def keep_heard(messages: list[Message], cuts: tuple[Cut, ...]) -> None:
             if at >= 0:
                 message["content"] = (content[:at] + cut.heard).strip()
                 break
+
+
+def knowledge_message(chunks: tuple[RetrievedChunk, ...]) -> Message:
+    """The lab's retrieval for a turn as the system message a RAG pipeline puts before it."""
+    lines = [
+        f"[KB-{number}] ({chunk.id}; relevance {chunk.score:.3f}) {chunk.text}"
+        for number, chunk in enumerate(chunks, start=1)
+    ]
+    return {
+        "role": "system",
+        "content": "\n".join([KNOWLEDGE_HEADER, *(lines or [_NOTHING_FOUND])]),
+    }
+
+
+def read_knowledge(content: str) -> tuple[RetrievedChunk, ...] | None:
+    """The chunks of a knowledge message; None when the text is not one."""
+    header, _, rest = content.partition("\n")
+    if header != KNOWLEDGE_HEADER:
+        return None
+    chunks = []
+    for line in rest.splitlines():
+        if match := _CHUNK_LINE.match(line):
+            chunk_id, score, text = match.groups()
+            chunks.append(RetrievedChunk(id=chunk_id, text=text, score=float(score)))
+    return tuple(chunks)

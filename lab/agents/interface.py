@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 # The identity is an event payload (run.started records it), so the events own its model.
 from lab.events.conversation import AgentIdentity, ConnectorKind
+from lab.retrieval.window import RetrievedChunk
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ class CallerTurn:
     # What this turn barged into (from agent.interrupted): an LLM's history keeps only what was
     # heard, as pipecat and LiveKit keep it, so the agent knows its readback was cut.
     cut: tuple[Cut, ...] = ()
+    # The knowledge-base window the lab retrieved for this turn (its retrieval.done), best
+    # first, cited as [KB-n]; None when the lab retrieved nothing for it.
+    knowledge: tuple[RetrievedChunk, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,6 @@ from lab.agents.reference.wire import (
     offered_actions,
 )
 from lab.events.types import Action
-from lab.facts.knowledge import build_knowledge_base
-from lab.facts.loader import load_tenant
-from lab.retrieval.bm25 import Bm25Retriever
 
 MAX_BODY = 1 << 20
 MAX_HEADERS = 100
@@ -54,11 +51,10 @@ class _BadRequest(Exception):
 
 @dataclass
 class ReferenceAgent:
-    """What every request is answered with: the habit, the week, the knowledge base."""
+    """What every request is answered with: the habit and the calendar's week."""
 
     habit: Habit | None
     week: Week
-    retriever: Bm25Retriever
 
     @property
     def model(self) -> str:
@@ -66,8 +62,7 @@ class ReferenceAgent:
 
     @classmethod
     def build(cls, habit: str | None) -> ReferenceAgent:
-        retriever = Bm25Retriever(build_knowledge_base(load_tenant("demo")))
-        return cls(HABITS[habit] if habit else None, calendar_week(), retriever)
+        return cls(HABITS[habit] if habit else None, calendar_week())
 
 
 class Server:
@@ -127,7 +122,6 @@ class Server:
             request.messages,
             tools=offered_actions(request) or frozenset(Action),
             week=self.agent.week,
-            retriever=self.agent.retriever,
             habit=self.agent.habit,
         )
         ident, created, model = f"chatcmpl-{next(self.ids)}", int(time.time()), self.agent.model

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from lab.agent.answers import Retrieve, retrieve
+from lab.agent.answers import Retrieve
 from lab.agent.days import Week
 from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
+from lab.agents.chat_wire import read_knowledge
 from lab.agents.reference.habits import Habit
 from lab.agents.tool_specs import TOOL_SPECS
 from lab.events.chain import EventChain, digest
@@ -43,10 +44,11 @@ from lab.events.types import (
     ProposalExpired,
     ProposalMade,
     Receipt,
+    RetrievalDone,
     RunStarted,
 )
 from lab.policy.gate import GateState
-from lab.retrieval.bm25 import Bm25Retriever
+from lab.retrieval.window import RetrievedChunk
 
 _AT = datetime(2025, 3, 9, tzinfo=UTC)  # events need a time; nothing here reads it
 _TOOL = {
@@ -96,11 +98,11 @@ class Replay:
         *,
         tools: frozenset[Action],
         week: Week,
-        retriever: Bm25Retriever,
         habit: Habit | None = None,
     ) -> None:
         self.habit = habit
-        self.retriever = retriever
+        # The knowledge the lab retrieved for the next caller turn; the agent has no other.
+        self.knowledge: tuple[RetrievedChunk, ...] = ()
         self.chain = EventChain()
         self.gate = GateState()
         self.agent = ScriptedAgent(naive=False, tools=tools, week=week)
@@ -134,6 +136,9 @@ class Replay:
                 self.delivered(_text(message.get("content")))
             case "tool":
                 self.answered(_text(message.get("content")))
+            case "system":
+                found = read_knowledge(_text(message.get("content")))
+                self.knowledge = found if found is not None else self.knowledge
 
     def reply(self) -> Reply:
         calls = [self.waiting.call] if self.waiting else []
@@ -157,6 +162,7 @@ class Replay:
         self.cuts = []
         self.record(self.agent.understand(text).event(said.id))
         self.drain()
+        self.knowledge = ()
 
     def delivered(self, content: str) -> None:
         """The assistant message as the history keeps it: a shorter text means the caller cut in."""
@@ -249,7 +255,17 @@ class Replay:
         if answer is not None:
             self._say(Say(answer, "answer"))
         else:
-            self.record(retrieve(step, self.retriever))
+            # The window the lab gave with the turn; a question it gave none for is not covered.
+            self.record(
+                RetrievalDone(
+                    understood_event_id=step.understood_event_id,
+                    query=step.query,
+                    retriever="given",
+                    knowledge_base="given",
+                    chunks=self.knowledge,
+                    confidence=max((chunk.score for chunk in self.knowledge), default=0.0),
+                )
+            )
 
     def _decide(self, request: GateRequest, *, guarded: bool = True) -> tuple[bool, Event | None]:
         if not guarded:
@@ -445,11 +461,10 @@ def replay(
     *,
     tools: frozenset[Action],
     week: Week,
-    retriever: Bm25Retriever,
     habit: Habit | None = None,
 ) -> Reply:
     """The reference agent's next assistant message after this history."""
-    conversation = Replay(tools=tools, week=week, retriever=retriever, habit=habit)
+    conversation = Replay(tools=tools, week=week, habit=habit)
     for message in messages:
         conversation.feed(message)
     return conversation.reply()
