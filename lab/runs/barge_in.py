@@ -15,7 +15,7 @@ import contextlib
 from collections import deque
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -31,11 +31,9 @@ from lab.audio.echo import (
     has_caller,
 )
 from lab.audio.frames import FRAME_MS
-from lab.events.types import CallerBackchannel, EchoIgnored, Event, Mode
+from lab.events.types import CallerBackchannel, EchoIgnored, Event
 from lab.runs.log import RunClosed
-
-if TYPE_CHECKING:
-    from lab.runs.session import RunSession
+from lab.runs.surface import SpeakingRun
 
 BYTES_PER_SECOND = 32000
 # The echo check looks at the last ECHO_WINDOW_MS of the caller's speech, first once
@@ -114,9 +112,9 @@ class Playout:
 class BargeIn:
     """Decides what caller speech does to the agent's audio; the voice path calls its hooks."""
 
-    def __init__(self, session: RunSession) -> None:
+    def __init__(self, session: SpeakingRun) -> None:
         self.session = session
-        self.guarded = session.run.mode == Mode.GUARDED
+        self.guarded = session.careful_barge_in
         # Guarded, speech this long is an interruption; unguarded, whatever three echo checks
         # did not find to be echo.
         self.bound_ms = MAX_VOICED_MS if self.guarded else ECHO_FIRST_MS + 2 * ECHO_EVERY_MS
@@ -262,14 +260,14 @@ class BargeIn:
             )
 
 
-def playing_utterance(session: RunSession) -> str | None:
+def playing_utterance(session: SpeakingRun) -> str | None:
     """The agent utterance playing (or queued to play) now, if any."""
     now = session.now()
     return next((item.event_id for item in session.timeline.queue if item.end > now), None)
 
 
 async def record_backchannel(
-    session: RunSession, text: str, utterance_id: str, *, reason: str
+    session: SpeakingRun, text: str, utterance_id: str, *, reason: str
 ) -> None:
     """Record an acknowledgement the agent talked on through."""
     with contextlib.suppress(RunClosed):
@@ -278,10 +276,10 @@ async def record_backchannel(
         )
 
 
-async def typed_backchannel(session: RunSession, text: str) -> bool:
+async def typed_backchannel(session: SpeakingRun, text: str) -> bool:
     """A typed line while the agent speaks: an acknowledgement is kept from the agent (guarded)."""
     playing = playing_utterance(session)
-    if session.run.mode != Mode.GUARDED or playing is None or not is_backchannel(text):
+    if not session.careful_barge_in or playing is None or not is_backchannel(text):
         return False
     await record_backchannel(
         session, text, playing, reason="an acknowledgement typed over the agent's speech"

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from lab.events.types import AgentAudioStarted, AgentUtterance
 from lab.runs.barge_in import typed_backchannel
 from lab.runs.log import RunClosed
+from lab.runs.surface import ScriptedRun
 from lab.scenarios.contracts import CallerLine
-
-if TYPE_CHECKING:
-    from lab.runs.session import RunSession
 
 SCRIPT_WAIT_S = 60.0
 
 
-async def play_script(session: RunSession) -> None:
+async def play_script(session: ScriptedRun) -> None:
     """Play the scenario's scripted caller, then end the run."""
     session.scripted = True
     try:
@@ -39,7 +36,7 @@ async def play_script(session: RunSession) -> None:
         return
 
 
-async def wait_for_turn(session: RunSession, line: CallerLine, *, since: int) -> None:
+async def wait_for_turn(session: ScriptedRun, line: CallerLine, *, since: int) -> None:
     """Wait for the line's cue: a readback to barge into, a proposal, or an idle agent."""
     async with asyncio.timeout(SCRIPT_WAIT_S):
         if line.into_readback_ms is not None:

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
 
 from lab.events.types import Event
 from lab.runs.log import RunClosed
-
-if TYPE_CHECKING:
-    from lab.runs.session import RunSession
+from lab.runs.surface import WatchedRun
 
 # Real seconds, on every channel: only people drive runs by hand.
 QUIET_END_S = 20.0
@@ -26,7 +23,7 @@ def _alive(event: Event) -> bool:
     return event.type not in _BOOKKEEPING
 
 
-async def end_when_quiet(session: RunSession) -> None:
+async def end_when_quiet(session: WatchedRun) -> None:
     """Watch a run until it ends; close it once the call has gone quiet after an answer."""
     with contextlib.suppress(RunClosed):
         while True:

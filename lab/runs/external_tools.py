@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from lab.agent.dialogue import Lookup
 from lab.agents.interface import ToolCall, ToolResult
 from lab.agents.referee import Referee
-from lab.agents.tool_specs import TOOL_SPECS, ToolSpec
+from lab.agents.tool_specs import TOOL_SPECS, ToolSpec, offered_specs
 from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (
@@ -74,13 +74,13 @@ class GatedToolBox:
         self.gate = gate
         self.referee = referee
         self.counters = counters
+        # What a connector offers the agent (as functions, MCP tools): this scenario's tools only.
+        self.offered: list[ToolSpec] = offered_specs(frozenset(tools.adapters))
 
     async def call(self, call: ToolCall) -> ToolResult:
         spec = TOOL_SPECS.get(call.name)
-        if spec is None or spec.action not in self.tools.adapters:
-            offered = ", ".join(
-                s.name for s in TOOL_SPECS.values() if s.action in self.tools.adapters
-            )
+        if spec is None or spec not in self.offered:
+            offered = ", ".join(s.name for s in self.offered)
             return await self._invalid(
                 call, f"no tool {call.name!r} on this call; offered: {offered}"
             )

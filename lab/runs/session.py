@@ -123,6 +123,12 @@ class RunSession:
         self._quiet: asyncio.Task[None] | None = None
 
     @property
+    def careful_barge_in(self) -> bool:
+        """Whether an acknowledgement over the agent is kept from it. Naive barge-in is a habit of
+        the scripted agent's unguarded mode; an outside agent gets the lab's careful loop."""
+        return self.run.mode == Mode.GUARDED or self.agent is not None
+
+    @property
     def scripted_agent(self) -> ScriptedAgent | None:
         """The lab's own agent, when it is the one under test (voice speculation works on it)."""
         return self.turns.agent if isinstance(self.turns, AgentTurns) else None

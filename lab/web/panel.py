@@ -99,7 +99,10 @@ def summarize(event: Event) -> str:
     """One line that says what the event records."""
     match event.payload:
         case RunStarted() as p:
-            return f"{p.scenario_id} v{p.scenario_version}, {p.mode} mode, {p.channel} channel"
+            tested = f", agent {p.agent.label()}" if p.agent else ""
+            return (
+                f"{p.scenario_id} v{p.scenario_version}, {p.mode} mode, {p.channel} channel{tested}"
+            )
         case CallerUtterance() as p:
             return f"caller ({p.source}): {p.text}"
         case CallerUnderstood() as p:

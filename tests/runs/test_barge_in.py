@@ -40,6 +40,10 @@ class Session:
             proposal_id="p-1",
         )
 
+    @property
+    def careful_barge_in(self) -> bool:
+        return self.mode == Mode.GUARDED
+
     def now(self) -> float:
         return self.clock
 

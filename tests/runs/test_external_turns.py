@@ -108,3 +108,14 @@ async def test_garbage_tool_arguments_get_an_invalid_result_and_a_recorded_event
     assert await executions(session) == 0
     (ended,) = of_type(session, "run.ended")
     assert ended.reason_kind == "completed"
+
+
+@pytest.mark.parametrize("mode", [Mode.GUARDED, Mode.UNGUARDED])
+@pytest.mark.parametrize("scenario", ["interruption", "backchannel_readback", "no_confirmation"])
+async def test_a_well_behaved_outside_agent_passes_guarded_and_as_is(scenario, mode, fast_clock):
+    # As-is the lab still runs its careful loop (an "mm-hmm" is kept from the agent); only the
+    # gate stops deciding.
+    session = await play(scenario, "well_behaved", mode)
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.PASS, evaluation.reason
+    assert bool(of_type(session, "gate.decision")) is (mode is Mode.GUARDED)

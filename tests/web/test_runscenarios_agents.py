@@ -10,6 +10,8 @@ from django.core.management.base import CommandError
 
 from lab.agents.registry import AgentSpec, register_connector, unregister_connector
 from lab.events.models import Run
+from lab.events.types import Channel, Mode
+from lab.runs.services import run_start
 from tests.agents.outsiders import Habit, Outsider
 
 
@@ -117,3 +119,14 @@ def _run_page(run: Run) -> str:
     client = Client()
     act_as_owner(client)
     return client.get(f"/runs/{run.id}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_run_page_names_the_agent_its_spec_names_before_it_starts_and_the_lab_s_own_else():
+    spec = AgentSpec(connector="openai", endpoint="http://127.0.0.1:9/v1", model="m2")
+    outside = run_start(
+        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED, agent=spec
+    )
+    assert "Agent under test: openai http://127.0.0.1:9/v1 (model m2)" in _run_page(outside)
+    own = run_start(scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED)
+    assert "Agent under test: the lab&#x27;s scripted agent (in process)" in _run_page(own)

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+
+from lab.agents.interface import ToolCall
+from lab.events.types import Channel, Mode
+from lab.runs.external_tools import GatedToolBox
+from lab.runs.external_turns import ExternalAgentTurns
+from lab.runs.services import run_start
+from lab.runs.session import RunSession
+from lab.scenarios.catalog import contract_get
+from tests.agents.outsiders import Outsider
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def started(mode: Mode = Mode.GUARDED) -> RunSession:
+    run = await database_sync_to_async(run_start)(
+        scenario_id="correction", mode=mode, channel=Channel.TYPED
+    )
+    session = RunSession(run=run, contract=contract_get("correction"), agent=Outsider())
+    await session.start()
+    return session
+
+
+def toolbox(session: RunSession) -> GatedToolBox:
+    assert isinstance(session.turns, ExternalAgentTurns)
+    return session.turns.toolbox
+
+
+async def test_the_toolbox_offers_only_the_scenarios_tools_and_refuses_others(fast_clock):
+    session = await started()
+    tools = toolbox(session)
+    assert [spec.name for spec in tools.offered] == ["check_availability", "book_appointment"]
+    for name, arguments in [
+        ("issue_refund", {"order_number": "4512", "amount_cents": 100}),
+        ("rm_rf", {}),
+    ]:
+        result = await tools.call(ToolCall(call_id="c1", name=name, arguments=arguments))
+        assert result.kind == "invalid" and "offered: check_availability" in result.reason
+    refused = [e.payload for e in session.events if e.type == "tool.call.invalid"]
+    assert [r.name for r in refused] == ["issue_refund", "rm_rf"]
+    await session.end(reason_kind="completed", reason="test")
+
+
+async def test_arguments_that_are_no_object_at_all_are_invalid_not_an_error(fast_clock):
+    session = await started()
+    call = ToolCall(call_id="c1", name="check_availability", arguments="monday")  # type: ignore[arg-type]
+    result = await toolbox(session).call(call)
+    assert result.kind == "invalid" and result.reason.startswith("invalid arguments")
+    await session.end(reason_kind="completed", reason="test")
+
+
+async def test_a_lookup_before_any_request_is_blocked_guarded_and_runs_as_is(fast_clock):
+    guarded = await started()
+    call = ToolCall(call_id="c1", name="check_availability", arguments={"day": "monday"})
+    result = await toolbox(guarded).call(call)
+    assert result.kind == "blocked" and "no request" in result.reason
+    assert not any(e.type == "tool.lookup.started" for e in guarded.events)
+    await guarded.end(reason_kind="completed", reason="test")
+
+    as_is = await started(Mode.UNGUARDED)
+    result = await toolbox(as_is).call(call)
+    assert result.kind == "ok" and [o["day"] for o in result.content["options"]] == ["monday"] * 3
+    assert not any(e.type == "gate.decision" for e in as_is.events)
+    await as_is.end(reason_kind="completed", reason="test")
+
+
+async def test_a_commit_with_no_proposal_is_blocked_guarded(fast_clock):
+    session = await started()
+    slot = {"slot_id": "mon-0900", "day": "monday", "time": "09:00"}
+    result = await toolbox(session).call(ToolCall("c1", "book_appointment", slot))
+    assert result.kind == "blocked"
+    (decision,) = [e.payload for e in session.events if e.type == "gate.decision"]
+    assert decision.reason_kind == "no_proposal"
+    await session.end(reason_kind="completed", reason="test")
