@@ -4,9 +4,10 @@ An outside agent's own state is no evidence, so the lab reads the call itself. E
 is understood by the lab's own understanding (as the scripted agent's is): a request or a
 correction becomes an intent revision. An agent utterance that reads back a slot (its day and
 time) or a refund (its amount) that a lookup of the current revision returned, and that fits the
-current request, is a proposal. A commit call rests on the latest proposal with its arguments
-and on the caller's latest explicit confirmation after that proposal; the gate and the
-evaluator judge the rest. Pure: no Django, no I/O, no clock.
+current request, is a proposal; so is a day and time read back after a failed lookup (invented). A
+commit call rests on the latest proposal with its arguments and on the caller's latest explicit
+confirmation after that proposal; the gate and the evaluator judge the rest. Pure: no Django,
+no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class Readback:
     action: Action
     revision: int
     args: Args
-    grounded_on: str
+    grounded_on: str | None  # None: a slot no lookup of the revision returned (invented)
     proposal_id: str | None = None
 
 
@@ -98,6 +99,7 @@ class Referee:
         self._results: dict[str, _Result] = {}
         self._offers: dict[str, _Offer] = {}
         self._understood: list[tuple[int, str, UnderstandingKind]] = []
+        self._failed: set[tuple[int, Action]] = set()  # (revision, action) of failed lookups
 
     def observe(self, event: Event) -> None:
         match event.payload:
@@ -112,6 +114,8 @@ class Referee:
                     self._results[attempt_id] = _Result(event.id, *attempt, list(options))
             case LookupFailed(attempt_id=attempt_id):
                 self._results.pop(attempt_id, None)
+                if (attempt := self._attempts.get(attempt_id)) is not None:
+                    self._failed.add(attempt)
             case ProposalMade(proposal_id=proposal_id) as made:
                 self._offers.setdefault(proposal_id, _Offer(made, event.seq))
             case ProposalExpired(proposal_id=proposal_id):
@@ -164,7 +168,18 @@ class Referee:
                 args = _offered(self.action, option, said)
                 if args is not None and _fits(self.action, args, self.args):
                     return self._readback_of(args, result.event_id)
+        if self._invents(said):
+            # After a failed lookup, with none that answered, a day and time read back is an
+            # invented offer: the evaluator's no_invented_result judges it (the gate blocks it).
+            return self._readback_of({"day": said["day"], "time": said["time"]}, None)
         return None
+
+    def _invents(self, said: Args) -> bool:
+        if self.action is not Action.BOOK or "day" not in said or "time" not in said:
+            return False
+        answered = any(r.revision == self.revision for r in self._results.values())
+        failed = (self.revision, self.action) in self._failed
+        return failed and not answered and _fits(self.action, said, self.args)
 
     def commit_basis(self, action: Action, args: Args) -> CommitBasis:
         """The latest proposal with exactly these arguments, and the confirmation after it."""
@@ -185,7 +200,7 @@ class Referee:
         latest = (confirms or after)[-1][1] if after else None
         return CommitBasis(offer.made.revision, offer.made, latest)
 
-    def _readback_of(self, args: Args, grounded_on: str) -> Readback | None:
+    def _readback_of(self, args: Args, grounded_on: str | None) -> Readback | None:
         assert self.action is not None
         for offer in reversed(self._offers.values()):
             made = offer.made

@@ -13,6 +13,7 @@ from lab.events.types import (
     Event,
     EventPayload,
     IntentRevised,
+    LookupFailed,
     LookupStarted,
     LookupSucceeded,
     ProposalExpired,
@@ -189,3 +190,17 @@ def test_a_request_for_a_tool_the_call_lacks_revises_nothing():
     call = Call(Action.BOOK)
     call.caller("I want a refund on order number 4512, forty dollars.")
     assert call.referee.revision == 0
+
+
+def test_a_slot_read_back_after_a_failed_lookup_is_an_invented_proposal():
+    call = Call(Action.BOOK)
+    call.caller("I need an appointment on Wednesday afternoon.")
+    attempt = f"lk-{call.referee.revision}-1"
+    call.add(LookupStarted(attempt_id=attempt, attempt=1, revision=1, action=Action.BOOK, query={}))
+    call.add(LookupFailed(attempt_id=attempt, failure_kind="timeout", reason="timeout"))
+    assert call.referee.readback("The system didn't answer in time.") is None
+    made = call.propose("I have Wednesday at 2:00 PM. Shall I book it?")
+    assert made is not None and made.grounded_on is None
+    assert made.args == {"day": "wednesday", "time": "14:00"}
+    # A time outside what the caller asked for is still no offer of theirs.
+    assert call.referee.readback("I have Wednesday at 9:00 AM.") is None
