@@ -9,7 +9,9 @@ words. A thin shell over `chat_wire`; every failure of the far side becomes an A
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import itertools
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -152,11 +154,17 @@ class OpenAIChatAgent:
     async def _turn(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         """Request, run the asked tools, request again, until the model answers in words."""
         try:
-            for _ in range(self.max_tool_rounds + 1):
+            for rounds in itertools.count():
                 reply = AssistantReply()
                 async for output in self._request(reply):
                     yield output
                 self._reported(reply.model)
+                if reply.calls and rounds == self.max_tool_rounds:
+                    yield AgentFault(
+                        "malformed",
+                        f"the model asked for tools again after {rounds} rounds without answering",
+                    )
+                    return
                 self.messages.append(reply.message())
                 if not reply.calls:
                     yield TurnFinished()
@@ -165,11 +173,6 @@ class OpenAIChatAgent:
                     result = await tools.call(call)
                     self.messages.append(tool_message(result))
                     yield ToolCalled(call, result)
-            yield AgentFault(
-                "malformed",
-                f"the model asked for tools {self.max_tool_rounds + 1} times in a row "
-                "without answering",
-            )
         except Malformed as error:
             yield AgentFault("malformed", str(error))
         except _HttpError as error:
@@ -180,37 +183,68 @@ class OpenAIChatAgent:
             yield AgentFault("disconnected", f"{type(error).__name__}: {error}")
 
     async def _request(self, reply: AssistantReply) -> AsyncIterator[Said]:
-        """One Chat Completions request; fills reply, yielding sentences as they come."""
+        """One Chat Completions request; fills reply, yielding sentences as they come.
+
+        The deadline bounds the time spent waiting on the server, never a yield: the caller's
+        own work between sentences is not the server's time, and a timeout must not land in it.
+        """
         body: dict[str, Any] = {"model": self.model, "messages": self.messages}
         if self.functions:
             body["tools"] = self.functions
         if self.stream:
             body["stream"] = True
-        async with asyncio.timeout(self.deadline_s):
-            async with self._client.stream("POST", "chat/completions", json=body) as response:
-                if response.status_code >= 400:
+        budget = _Budget(self.deadline_s)
+        request = self._client.build_request("POST", "chat/completions", json=body)
+        async with budget.wait():
+            response = await self._client.send(request, stream=True)
+        try:
+            if response.status_code >= 400:
+                async with budget.wait():
                     await response.aread()
-                    raise _HttpError(response)
-                if not self.stream or not _is_event_stream(response):
-                    # Some servers answer a streamed request whole; take it as it comes.
-                    whole = read_reply((await response.aread()).decode(errors="replace"))
-                    for sentence in split_sentences(whole.content):
-                        yield Said(sentence)
-                    _fill(reply, whole)
-                    return
-                reader, sentences = StreamReader(), Sentences()
-                async for line in response.aiter_lines():
-                    for sentence in sentences.feed(reader.feed(line)):
-                        yield Said(sentence)
-                    if reader.done:
-                        break
-                for sentence in sentences.rest():
+                raise _HttpError(response)
+            if not self.stream or not _is_event_stream(response):
+                # Some servers answer a streamed request whole; take it as it comes.
+                async with budget.wait():
+                    data = await response.aread()
+                whole = read_reply(data.decode(errors="replace"))
+                for sentence in split_sentences(whole.content):
                     yield Said(sentence)
-                _fill(reply, reader.finish())
+                _fill(reply, whole)
+                return
+            reader, sentences, lines = StreamReader(), Sentences(), response.aiter_lines()
+            while not reader.done:
+                async with budget.wait():
+                    line = await anext(lines, None)
+                if line is None:
+                    break
+                for sentence in sentences.feed(reader.feed(line)):
+                    yield Said(sentence)
+            for sentence in sentences.rest():
+                yield Said(sentence)
+            _fill(reply, reader.finish())
+        finally:
+            await response.aclose()
 
     def _reported(self, model: str | None) -> None:
         if model and model != self.identity.model:
             self.identity = self.identity.model_copy(update={"model": model})
+
+
+class _Budget:
+    """Seconds left for one request, spent only while waiting on the server."""
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+
+    @contextlib.asynccontextmanager
+    async def wait(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            async with asyncio.timeout(max(self.left, 0.0)):
+                yield
+        finally:
+            self.left -= loop.time() - started
 
 
 class _HttpError(Exception):

@@ -88,6 +88,13 @@ class BadServer:
             habit = line.decode().split()[1].split("/")[1]
             if habit == "hang":
                 await self.released.wait()
+            elif habit == "two-sentences":
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                for text in ("One sentence. ", "And another."):
+                    chunk = {"model": "m", "choices": [{"index": 0, "delta": {"content": text}}]}
+                    writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                writer.write(b"data: [DONE]\n\n")
+                await writer.drain()
             elif habit == "trickle":
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
                 while not self.released.is_set():
@@ -166,6 +173,22 @@ async def test_a_stream_that_never_finishes_is_a_timeout_fault(bad_server: BadSe
     assert isinstance(outputs[0], AgentFault) and outputs[0].kind == "timeout"
 
 
+async def test_time_the_lab_spends_between_sentences_is_not_the_servers(
+    bad_server: BadServer,
+) -> None:
+    agent = _agent(bad_server.url("two-sentences"), stream=True, deadline_s=0.3)
+    outputs: list[AgentOutput] = []
+    try:
+        async with asyncio.timeout(NO_HANG_S):
+            async for output in agent.hear(CallerTurn("Hello?", "ev-1"), FixtureToolBox()):
+                outputs.append(output)
+                if isinstance(output, Said):
+                    await asyncio.sleep(0.4)  # the lab speaking: longer than the whole deadline
+    finally:
+        await agent.close()
+    assert outputs == [Said("One sentence."), Said("And another."), TurnFinished()]
+
+
 @pytest.mark.parametrize(
     ("habit", "stream", "names"),
     [
@@ -191,10 +214,11 @@ async def test_a_model_that_only_calls_tools_is_stopped_after_the_round_cap(
 ) -> None:
     box = FixtureToolBox()
     outputs = await _hear(_agent(bad_server.url("always-tools")), box)
-    assert [type(o) for o in outputs] == [ToolCalled] * 7 + [AgentFault]
+    # Six rounds of tools run; the seventh request for more is the fault, and is not run.
+    assert [type(o) for o in outputs] == [ToolCalled] * 6 + [AgentFault]
     fault = outputs[-1]
     assert isinstance(fault, AgentFault) and fault.kind == "malformed"
-    assert len(box.calls) == 7
+    assert len(box.calls) == 6
 
 
 async def test_a_refused_connection_is_a_disconnected_fault() -> None:
