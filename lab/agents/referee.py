@@ -3,15 +3,16 @@
 An outside agent's own state is no evidence, so the lab reads the call itself. Each caller turn
 is understood by the lab's own understanding (as the scripted agent's is): a request or a
 correction becomes an intent revision. An agent utterance that reads back a slot (its day and
-time) or a refund (its amount) that a lookup of the current revision returned, and that fits the
-current request, is a proposal; so is a day and time read back after a failed lookup (invented). A
-commit call rests on the latest proposal with its arguments and on the caller's latest explicit
-confirmation after that proposal; the gate and the evaluator judge the rest. Pure: no Django,
-no I/O, no clock.
+time) or a refund (its amount) that fits the current request is a proposal: grounded on the
+lookup of the current revision that returned it, or on nothing when the agent offers what no
+lookup returned (after one answered or failed, as a naive agent invents a slot). A commit call
+rests on the latest proposal with its arguments and on the caller's latest explicit confirmation
+after that proposal; the gate and the evaluator judge the rest. Pure: no Django, no I/O, no clock.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lab.agent.days import Week
@@ -38,6 +39,12 @@ REQUIRED: dict[Action, tuple[str, ...]] = {
     Action.REFUND: ("order_number", "amount_cents"),
 }
 _REQUESTS = (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
+# An offer the lookups do not back is counted only when it is worded as one: "I have Wednesday
+# at 2 PM, shall I book it?" is invented; "I have nothing for Wednesday at 2 PM" is honest.
+_OFFER = re.compile(r"\?|\b(?:i have|i've got|i can|how about|there is|there's|we have)\b")
+_DECLINE = re.compile(
+    r"\b(?:nothing|no|not|none|unavailable|taken|full|booked up|sorry|unfortunately)\b|n't\b"
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,7 @@ class Readback:
     action: Action
     revision: int
     args: Args
-    grounded_on: str | None  # None: a slot no lookup of the revision returned (invented)
+    grounded_on: str | None
     proposal_id: str | None = None
 
 
@@ -97,9 +104,10 @@ class Referee:
         self.args: Args = {}
         self._attempts: dict[str, tuple[int, Action]] = {}
         self._results: dict[str, _Result] = {}
+        # Revisions with a lookup that has answered or failed: talk of a slot after it is an offer.
+        self._looked_up: set[int] = set()
         self._offers: dict[str, _Offer] = {}
         self._understood: list[tuple[int, str, UnderstandingKind]] = []
-        self._failed: set[tuple[int, Action]] = set()  # (revision, action) of failed lookups
 
     def observe(self, event: Event) -> None:
         match event.payload:
@@ -112,10 +120,11 @@ class Referee:
             case LookupSucceeded(attempt_id=attempt_id, options=options):
                 if (attempt := self._attempts.get(attempt_id)) is not None:
                     self._results[attempt_id] = _Result(event.id, *attempt, list(options))
+                    self._looked_up.add(attempt[0])
             case LookupFailed(attempt_id=attempt_id):
                 self._results.pop(attempt_id, None)
                 if (attempt := self._attempts.get(attempt_id)) is not None:
-                    self._failed.add(attempt)
+                    self._looked_up.add(attempt[0])
             case ProposalMade(proposal_id=proposal_id) as made:
                 self._offers.setdefault(proposal_id, _Offer(made, event.seq))
             case ProposalExpired(proposal_id=proposal_id):
@@ -157,7 +166,8 @@ class Referee:
     # -- the agent ----------------------------------------------------------------------------
 
     def readback(self, text: str) -> Readback | None:
-        """What an agent utterance offers, if it reads back a looked-up fit for the request."""
+        """What an agent utterance offers: a looked-up fit for the request, or (once a lookup of
+        this revision has answered or failed) a slot or amount no lookup returned, ungrounded."""
         if self.action is None or not self.revision:
             return None
         said = understand(text, Context(action=self.action, week=self.week)).args
@@ -168,18 +178,12 @@ class Referee:
                 args = _offered(self.action, option, said)
                 if args is not None and _fits(self.action, args, self.args):
                     return self._readback_of(args, result.event_id)
-        if self._invents(said):
-            # After a failed lookup, with none that answered, a day and time read back is an
-            # invented offer: the evaluator's no_invented_result judges it (the gate blocks it).
-            return self._readback_of({"day": said["day"], "time": said["time"]}, None)
+        # Before any answer, naming a time is "let me check"; after one, it is an invented offer.
+        offering = self.revision in self._looked_up and _offers(text)
+        invented = _named(self.action, said, self.args) if offering else None
+        if invented is not None and _fits(self.action, invented, self.args):
+            return self._readback_of(invented, None)
         return None
-
-    def _invents(self, said: Args) -> bool:
-        if self.action is not Action.BOOK or "day" not in said or "time" not in said:
-            return False
-        answered = any(r.revision == self.revision for r in self._results.values())
-        failed = (self.revision, self.action) in self._failed
-        return failed and not answered and _fits(self.action, said, self.args)
 
     def commit_basis(self, action: Action, args: Args) -> CommitBasis:
         """The latest proposal with exactly these arguments, and the confirmation after it."""
@@ -230,6 +234,25 @@ def _offered(action: Action, option: Args, said: Args) -> Args | None:
         return None
     args: Args = {"order_number": option["order_number"], "amount_cents": amount}
     return args if option_grounds(option, args) else None
+
+
+def _offers(text: str) -> bool:
+    """Whether words that name no looked-up slot still offer one ("I have…?"), not decline it."""
+    lowered = text.lower()
+    return bool(_OFFER.search(lowered)) and not _DECLINE.search(lowered)
+
+
+def _named(action: Action, said: Args, request: Args) -> Args | None:
+    """The whole offer an utterance names on its own (a day and a time; an amount), or None."""
+    if action is Action.BOOK:
+        if "day" not in said or "time" not in said:
+            return None
+        return {"day": said["day"], "time": said["time"]}
+    order = said.get("order_number", request.get("order_number"))
+    amount = said.get("amount_cents")
+    if order is None or not isinstance(amount, int):
+        return None
+    return {"order_number": order, "amount_cents": amount}
 
 
 def _fits(action: Action, args: Args, request: Args) -> bool:

@@ -15,9 +15,9 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
-from lab.agents.interface import AgentUnderTest
+from lab.agents.interface import AgentIdentity, AgentUnderTest
 from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
-from lab.agents.tool_specs import offered_specs
+from lab.agents.tool_specs import offered_specs, tools_digest
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
@@ -35,6 +35,7 @@ from lab.events.types import (
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller, ending
 from lab.runs.counters import RunCounters
+from lab.runs.external_tools import GatedToolBox
 from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.grading import TurnAuditor
 from lab.runs.log import Listener, RunClosed, RunLog
@@ -46,6 +47,8 @@ from lab.runs.turns import AgentTurns
 from lab.scenarios.contracts import Contract
 
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
+
+AGENT_CLOSE_S = 5.0
 
 
 def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
@@ -129,6 +132,11 @@ class RunSession:
         return self.run.mode == Mode.GUARDED or self.agent is not None
 
     @property
+    def toolbox(self) -> GatedToolBox | None:
+        """The run's gated tools as an outside agent reaches them (a connector, an MCP server)."""
+        return self.turns.toolbox if isinstance(self.turns, ExternalAgentTurns) else None
+
+    @property
     def scripted_agent(self) -> ScriptedAgent | None:
         """The lab's own agent, when it is the one under test (voice speculation works on it)."""
         return self.turns.agent if isinstance(self.turns, AgentTurns) else None
@@ -190,7 +198,7 @@ class RunSession:
                 gate_version=GATE_VERSION,
                 agent_version=AGENT_VERSION,
                 ungrounded=self.run.ungrounded,
-                agent=self.agent.identity if self.agent is not None else None,
+                agent=self._identity(),
             )
         )
         async with self.working():
@@ -240,8 +248,25 @@ class RunSession:
         await self.record(RunEnded(reason_kind=reason_kind, reason=reason))
         await database_sync_to_async(store.run_mark_ended)(run=self.run)
         if self.agent is not None:
+            # A connector that will not close must not keep the run from ending.
             with contextlib.suppress(Exception):
-                await self.agent.close()
+                async with asyncio.timeout(AGENT_CLOSE_S):
+                    await self.agent.close()
+
+    def _identity(self) -> AgentIdentity | None:
+        """The outside agent's identity; the tools the lab offers it, unless it said otherwise."""
+        if self.agent is None:
+            return None
+        identity = self.agent.identity
+        toolbox = self.toolbox
+        # A pipecat bot runs its own tools: the lab offered it none.
+        if (
+            identity.tools_digest is None
+            and toolbox is not None
+            and identity.connector != "pipecat"
+        ):
+            identity = identity.model_copy(update={"tools_digest": tools_digest(toolbox.offered)})
+        return identity
 
     async def _agent_faulted(self, reason: str) -> None:
         await self.end(reason_kind="error", reason=f"the agent under test faulted: {reason}")

@@ -21,7 +21,9 @@ from lab.agents.interface import (
     TurnFinished,
 )
 
-Habit = Literal["well_behaved", "keeps_first_offer", "hangs", "garbage_args", "raises"]
+Habit = Literal[
+    "well_behaved", "keeps_first_offer", "invents_slot", "hangs", "garbage_args", "raises"
+]
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
 PARTS = ("morning", "afternoon", "evening")
 
@@ -59,6 +61,8 @@ class Outsider:
             called = await self._call(tools, "check_availability", arguments)
             yield called
             options = called.result.content.get("options", [])
+            if called.result.kind != "ok" and self.habit == "invents_slot":
+                options = [{"slot_id": f"{day[:3]}-1400", "day": day, "time": "14:00"}]
             if options:
                 option = options[0]
                 self.offers.append(option)

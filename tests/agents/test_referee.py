@@ -22,7 +22,7 @@ from lab.events.types import (
 )
 
 AT = datetime(2025, 3, 9, 10, 0, tzinfo=UTC)
-TUESDAY = [
+TUESDAY: list[Args] = [
     {"slot_id": "tue-0930", "day": "tuesday", "time": "09:30"},
     {"slot_id": "tue-1100", "day": "tuesday", "time": "11:00"},
 ]
@@ -96,13 +96,14 @@ def test_a_readback_of_a_looked_up_slot_is_a_proposal_grounded_on_that_lookup():
     assert readback.args == TUESDAY[1] and readback.grounded_on == found.id
 
 
-def test_talk_that_names_no_looked_up_slot_is_no_proposal():
+def test_only_a_looked_up_slot_grounds_a_proposal_and_only_a_fit_for_the_request_is_one():
     call = Call(Action.BOOK)
     call.caller("I'd like Tuesday morning, please.")
     assert call.referee.readback("Let me check Tuesday morning.") is None
     call.looked_up(TUESDAY)
-    # A slot the lookup did not return, and one outside what the caller asked for, offer nothing.
-    assert call.referee.readback("I have Tuesday at 10:00 AM.") is None
+    # A slot the lookup did not return is offered on nothing; one outside the request is no offer.
+    invented = call.referee.readback("I have Tuesday at 10:00 AM.")
+    assert invented is not None and invented.grounded_on is None
     call.looked_up([*TUESDAY, {"slot_id": "tue-1500", "day": "tuesday", "time": "15:00"}])
     assert call.referee.readback("I have Tuesday at 3 PM. Shall I book it?") is None
 
@@ -192,15 +193,17 @@ def test_a_request_for_a_tool_the_call_lacks_revises_nothing():
     assert call.referee.revision == 0
 
 
-def test_a_slot_read_back_after_a_failed_lookup_is_an_invented_proposal():
+def test_an_offer_no_lookup_returned_is_an_ungrounded_proposal_once_a_lookup_answered():
     call = Call(Action.BOOK)
     call.caller("I need an appointment on Wednesday afternoon.")
-    attempt = f"lk-{call.referee.revision}-1"
-    call.add(LookupStarted(attempt_id=attempt, attempt=1, revision=1, action=Action.BOOK, query={}))
-    call.add(LookupFailed(attempt_id=attempt, failure_kind="timeout", reason="timeout"))
-    assert call.referee.readback("The system didn't answer in time.") is None
-    made = call.propose("I have Wednesday at 2:00 PM. Shall I book it?")
-    assert made is not None and made.grounded_on is None
-    assert made.args == {"day": "wednesday", "time": "14:00"}
-    # A time outside what the caller asked for is still no offer of theirs.
-    assert call.referee.readback("I have Wednesday at 9:00 AM.") is None
+    invented = "I have Wednesday at 2:00 PM. Shall I book it?"
+    assert call.referee.readback(invented) is None  # before any answer: "let me check" talk
+    call.add(
+        LookupStarted(attempt_id="lk-1-1", attempt=1, revision=1, action=Action.BOOK, query={})
+    )
+    call.add(LookupFailed(attempt_id="lk-1-1", failure_kind="timeout", reason="slow"))
+    readback = call.referee.readback(invented)
+    assert readback is not None and readback.grounded_on is None
+    assert readback.args == {"day": "wednesday", "time": "14:00"}
+    assert call.referee.readback("I have nothing for Wednesday at 2:00 PM.") is None
+    assert call.referee.readback("Let me try Wednesday at 2 PM once more.") is None

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from typing import Any
+
 from lab.agents.interface import AgentIdentity as Exported
 from lab.events.chain import digest
 from lab.events.types import AgentIdentity, Channel, Mode, RunStarted
 
-FIELDS = dict(
+FIELDS: dict[str, Any] = dict(
     run_id="r",
     scenario_id="correction",
     scenario_version=1,

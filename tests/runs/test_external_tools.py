@@ -4,9 +4,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from lab.agents.interface import ToolCall
-from lab.events.types import Channel, Mode
+from lab.events.types import Channel, GateDecision, Mode, ToolCallInvalid
 from lab.runs.external_tools import GatedToolBox
-from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
@@ -25,8 +24,8 @@ async def started(mode: Mode = Mode.GUARDED) -> RunSession:
 
 
 def toolbox(session: RunSession) -> GatedToolBox:
-    assert isinstance(session.turns, ExternalAgentTurns)
-    return session.turns.toolbox
+    assert session.toolbox is not None
+    return session.toolbox
 
 
 async def test_the_toolbox_offers_only_the_scenarios_tools_and_refuses_others(fast_clock):
@@ -39,7 +38,7 @@ async def test_the_toolbox_offers_only_the_scenarios_tools_and_refuses_others(fa
     ]:
         result = await tools.call(ToolCall(call_id="c1", name=name, arguments=arguments))
         assert result.kind == "invalid" and "offered: check_availability" in result.reason
-    refused = [e.payload for e in session.events if e.type == "tool.call.invalid"]
+    refused = [e.payload for e in session.events if isinstance(e.payload, ToolCallInvalid)]
     assert [r.name for r in refused] == ["issue_refund", "rm_rf"]
     await session.end(reason_kind="completed", reason="test")
 
@@ -72,6 +71,6 @@ async def test_a_commit_with_no_proposal_is_blocked_guarded(fast_clock):
     slot = {"slot_id": "mon-0900", "day": "monday", "time": "09:00"}
     result = await toolbox(session).call(ToolCall("c1", "book_appointment", slot))
     assert result.kind == "blocked"
-    (decision,) = [e.payload for e in session.events if e.type == "gate.decision"]
+    (decision,) = [e.payload for e in session.events if isinstance(e.payload, GateDecision)]
     assert decision.reason_kind == "no_proposal"
     await session.end(reason_kind="completed", reason="test")

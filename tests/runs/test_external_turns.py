@@ -5,6 +5,7 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
+from lab.agents.tool_specs import TOOL_SPECS, tools_digest
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
 from lab.events.types import Channel, Mode
@@ -42,6 +43,8 @@ async def test_a_well_behaved_outside_agent_passes_the_correction_scenario_guard
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
     (started,) = of_type(session, "run.started")
     assert started.agent.model == "well_behaved"
+    offered = [spec for spec in TOOL_SPECS.values() if spec.action == "book"]
+    assert started.agent.tools_digest == tools_digest(offered)
     # The referee, not the agent, recorded the caller's two requests and the two readbacks.
     assert [r.args["day"] for r in of_type(session, "intent.revised")] == ["tuesday", "thursday"]
     assert [p.args["day"] for p in of_type(session, "proposal.made")] == ["tuesday", "thursday"]
@@ -119,3 +122,30 @@ async def test_a_well_behaved_outside_agent_passes_guarded_and_as_is(scenario, m
     evaluation = evaluate(session.contract, session.events)
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
     assert bool(of_type(session, "gate.decision")) is (mode is Mode.GUARDED)
+
+
+async def test_as_is_an_outside_agent_inventing_a_slot_after_a_failed_lookup_fails(fast_clock):
+    session = await play("tool_timeout", "invents_slot", Mode.UNGUARDED)
+    (made,) = of_type(session, "proposal.made")
+    assert made.grounded_on is None and made.args == {"day": "wednesday", "time": "14:00"}
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL
+    assert "nothing_invented" in evaluation.reason
+
+
+async def test_the_gate_refuses_an_invented_slot_as_a_proposal(fast_clock, monkeypatch):
+    monkeypatch.setattr("lab.runs.caller.SCRIPT_WAIT_S", 3.0)
+    session = await play("tool_timeout", "invents_slot")
+    proposes = [d for d in of_type(session, "gate.decision") if d.request.operation == "propose"]
+    assert [(d.outcome, d.reason_kind) for d in proposes] == [("block", "ungrounded")]
+    assert not of_type(session, "proposal.made") and await executions(session) == 0
+    assert evaluate(session.contract, session.events).verdict is not Verdict.PASS
+
+
+async def test_as_is_keeping_an_interrupted_readbacks_slot_fails_the_interruption_scenario(
+    fast_clock,
+):
+    session = await play("interruption", "keeps_first_offer", Mode.UNGUARDED)
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL
+    assert "interrupted_proposal_expired" in evaluation.reason

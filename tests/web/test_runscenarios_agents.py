@@ -130,3 +130,15 @@ def test_a_run_page_names_the_agent_its_spec_names_before_it_starts_and_the_lab_
     assert "Agent under test: openai http://127.0.0.1:9/v1 (model m2)" in _run_page(outside)
     own = run_start(scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED)
     assert "Agent under test: the lab&#x27;s scripted agent (in process)" in _run_page(own)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_free_call_reaches_an_outside_agent_and_is_judged_by_the_invariants(
+    outsiders, tmp_path, capsys, fast_clock
+):
+    lines = tmp_path / "call.txt"
+    lines.write_text("I'd like Tuesday morning, please.\nYes, book it.\n")
+    call_command("runscenarios", "--free", str(lines), "--agent", "double:well_behaved")
+    assert capsys.readouterr().out.strip() == "free PASS"
+    run = Run.objects.get()
+    assert run.agent_connector == "double"
