@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +19,14 @@ from lab.agent.days import Week
 from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
 from lab.agents.chat_wire import read_knowledge
 from lab.agents.reference.habits import Habit
-from lab.agents.tool_specs import TOOL_SPECS
+from lab.agents.reference.messages import (
+    Reply,
+    WireCall,
+    options_of,
+    receipt_of,
+    text_of,
+    tool_args,
+)
 from lab.events.chain import EventChain, digest
 from lab.events.types import (
     Action,
@@ -59,21 +66,6 @@ _TOOL = {
 }
 
 
-@dataclass(frozen=True)
-class WireCall:
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
-
-
-@dataclass
-class Reply:
-    """The next assistant message: what the agent says, and the tool call it waits on."""
-
-    content: str = ""
-    calls: list[WireCall] = field(default_factory=list)
-
-
 @dataclass
 class _Waiting:
     """A tool call sent over the wire whose tool message has not come yet."""
@@ -82,12 +74,6 @@ class _Waiting:
     step: Lookup | Commit
     key: str | None = None
     decision_id: str | None = None
-
-
-def tool_args(name: str, args: Args) -> dict[str, Any]:
-    """Only the fields the tool's argument model takes."""
-    fields = TOOL_SPECS[name].args_model.model_fields
-    return {key: value for key, value in args.items() if key in fields}
 
 
 class Replay:
@@ -131,13 +117,13 @@ class Replay:
     def feed(self, message: dict[str, Any]) -> None:
         match message.get("role"):
             case "user":
-                self.hear(_text(message.get("content")))
+                self.hear(text_of(message.get("content")))
             case "assistant":
-                self.delivered(_text(message.get("content")))
+                self.delivered(text_of(message.get("content")))
             case "tool":
-                self.answered(_text(message.get("content")))
+                self.answered(text_of(message.get("content")))
             case "system":
-                found = read_knowledge(_text(message.get("content")))
+                found = read_knowledge(text_of(message.get("content")))
                 self.knowledge = found if found is not None else self.knowledge
 
     def reply(self) -> Reply:
@@ -274,9 +260,6 @@ class Replay:
         assert decision.payload.type == "gate.decision"
         return decision.payload.outcome is not Outcome.BLOCK, decision
 
-    def _send(self, waiting: _Waiting) -> None:
-        self.waiting = waiting
-
     def _call(self, action: Action, operation: Operation, args: Args) -> WireCall:
         name = _TOOL[(action, operation)]
         return WireCall(f"call_{self.next('call')}", name, tool_args(name, args))
@@ -288,7 +271,7 @@ class Replay:
         allowed, decision = self._decide(request)
         if allowed:
             call = self._call(step.action, Operation.LOOKUP, step.query)
-            self._send(_Waiting(call, step, decision_id=decision.id if decision else None))
+            self.waiting = _Waiting(call, step, decision_id=decision.id if decision else None)
 
     def _looked_up(self, step: Lookup, decision_id: str | None, body: dict[str, Any]) -> None:
         attempt = self.next(f"lookup-{step.revision}")
@@ -304,7 +287,7 @@ class Replay:
             )
         )
         if body.get("kind") == "ok":
-            self.record(LookupSucceeded(attempt_id=attempt_id, options=_options(body)))
+            self.record(LookupSucceeded(attempt_id=attempt_id, options=options_of(body)))
             return
         reason = str(body.get("reason") or body.get("kind") or "the lookup failed")
         timed_out = "timeout" in reason.lower() or "time" in str(body.get("content", "")).lower()
@@ -363,7 +346,7 @@ class Replay:
             self._record_commit(step, key, decision, done, replayed=True)
             return
         call = self._call(proposal.action, Operation.COMMIT, proposal.args)
-        self._send(_Waiting(call, step, key=key, decision_id=decision.id if decision else None))
+        self.waiting = _Waiting(call, step, key=key, decision_id=decision.id if decision else None)
 
     def _committed(self, step: Commit, waiting: _Waiting, body: dict[str, Any]) -> None:
         proposal, key = step.proposal, waiting.key or waiting.call.call_id
@@ -374,20 +357,8 @@ class Replay:
             reason = str(body.get("reason") or body.get("kind") or "the tool refused")
             self.record(CommitFailed(attempt_id=attempt_id, failure_kind="error", reason=reason))
             return
-        content = body.get("content")
-        found = content.get("receipt", content) if isinstance(content, dict) else {}
-        found = found if isinstance(found, dict) else {}
-        receipt_id = str(found.get("receipt_id") or waiting.call.call_id)
-        receipt = Receipt(
-            receipt_id=receipt_id,
-            execution_id=str(found.get("execution_id") or receipt_id),
-            idempotency_key=key,
-            adapter=str(found.get("adapter") or waiting.call.name),
-            action=proposal.action,
-            args=proposal.args,
-        )
+        receipt, replayed = receipt_of(body, waiting.call, key, proposal)
         self.receipts.setdefault(proposal.proposal_id, receipt)
-        replayed = isinstance(content, dict) and bool(content.get("replayed"))
         self._record_commit(step, key, None, receipt, replayed=replayed)
 
     def _record_commit(
@@ -430,30 +401,6 @@ class Replay:
             if isinstance(e.payload, ProposalExpired)
         }
         return [(proposal, expired.get(proposal.proposal_id)) for proposal in made]
-
-
-def _options(body: dict[str, Any]) -> list[Args]:
-    """What a lookup found, in the shapes a tool result may carry it."""
-    content = body.get("content")
-    if not isinstance(content, dict):
-        return []
-    for name in ("options", "slots", "orders"):
-        value = content.get(name)
-        if isinstance(value, list):
-            return [dict(option) for option in value if isinstance(option, dict)]
-    order = content.get("order", content)
-    if isinstance(order, dict) and "order_number" in order:
-        return [dict(order)]
-    return []
-
-
-def _text(content: object) -> str:
-    """A message's text, whether a plain string or a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
 
 
 def replay(

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lab.agents.reference.replay import Reply, WireCall
+from lab.agents.reference.messages import Reply, WireCall
 from lab.agents.tool_specs import TOOL_SPECS
 from lab.events.types import Action
 
