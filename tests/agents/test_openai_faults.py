@@ -64,6 +64,7 @@ _ANSWERS: dict[str, tuple[int, str, bytes]] = {
     ),
     "always-tools": (200, "application/json", _completion(_TOOL_CALL)),
     "fine": (200, "application/json", _completion({"role": "assistant", "content": "Hi there."})),
+    "silent": (200, "application/json", _completion({"role": "assistant", "content": ""})),
 }
 
 
@@ -247,3 +248,22 @@ async def test_the_api_key_goes_as_a_bearer_token_from_the_named_variable(
     )
     await _hear(keyless, FixtureToolBox())
     assert "authorization" not in bad_server.headers[-1]
+
+
+async def test_a_greeting_may_be_empty_and_without_a_system_prompt_asks_nothing(
+    bad_server: BadServer,
+) -> None:
+    box = FixtureToolBox()
+    prompted = OpenAIChatAgent(
+        base_url=bad_server.url("silent"), model="m", tools=CALENDAR, system_prompt="Greet."
+    )
+    bare = OpenAIChatAgent(base_url=bad_server.url("fine"), model="m", tools=CALENDAR)
+    try:
+        async with asyncio.timeout(NO_HANG_S):
+            assert [o async for o in prompted.greet(box)] == [TurnFinished()]
+            assert len(bad_server.headers) == 1  # the prompted agent was asked, and said nothing
+            assert [o async for o in bare.greet(box)] == [TurnFinished()]
+            assert len(bad_server.headers) == 1  # nothing to answer yet: no request at all
+    finally:
+        await prompted.close()
+        await bare.close()
