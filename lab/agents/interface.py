@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 # The identity is an event payload (run.started records it), so the events own its model.
 from lab.events.conversation import AgentIdentity, ConnectorKind
@@ -125,3 +125,11 @@ class AgentUnderTest(Protocol):
     def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
     def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class SelfIdentifying(Protocol):
+    """An agent that asks its server who it is before run.started records its identity; it
+    bounds the question itself and keeps what it knew when the server does not answer."""
+
+    async def identify(self) -> None: ...

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from lab.agents.chat_wire import (
     AssistantReply,
@@ -151,6 +152,19 @@ class OpenAIChatAgent:
     async def close(self) -> None:
         await self._client.aclose()
 
+    async def identify(self) -> None:
+        """The model the server names before any reply: the one asked for if it lists it, else
+        the only one it serves (vLLM and llama.cpp answer any name with theirs)."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                response = await self._client.get("models")
+            listed = _Models.model_validate_json(response.content).data
+        except (httpx.HTTPError, TimeoutError, ValidationError):
+            return  # the first request says what is wrong, as a fault of the turn
+        names = {model.id for model in listed}
+        if self.model not in names and len(names) == 1:
+            self._reported(names.pop())
+
     async def _turn(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         """Request, run the asked tools, request again, until the model answers in words."""
         try:
@@ -228,6 +242,14 @@ class OpenAIChatAgent:
     def _reported(self, model: str | None) -> None:
         if model and model != self.identity.model:
             self.identity = self.identity.model_copy(update={"model": model})
+
+
+class _Model(BaseModel):
+    id: str
+
+
+class _Models(BaseModel):
+    data: list[_Model]
 
 
 class _Budget:

@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
-from lab.agents.interface import AgentIdentity, AgentUnderTest
+from lab.agents.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
 from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
 from lab.agents.tool_specs import offered_specs, tools_digest
 from lab.evaluation.evaluator import EVALUATOR_VERSION
@@ -186,6 +186,8 @@ class RunSession:
                     await self.turns.drain()
             return
         await self.tools.load()
+        if isinstance(self.agent, SelfIdentifying):
+            await self.agent.identify()
         await self.record(
             RunStarted(
                 run_id=str(self.run.id),

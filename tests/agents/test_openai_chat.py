@@ -79,6 +79,9 @@ async def test_its_identity_names_the_reported_model_and_digests_without_secrets
     url = reference_server("double-book").replace("http://", "http://user:hunter2@")
     agent = OpenAIChatAgent(base_url=url, model="asked-for", tools=CALENDAR, system_prompt="Hi.")
     assert agent.identity.model == "asked-for"
+    # Before any reply: the server's one listed model (what run.started records).
+    await agent.identify()
+    assert agent.identity.model == "scripted-double-book"
     try:
         greeting = [o async for o in agent.greet(FixtureToolBox())]
     finally:

@@ -267,3 +267,16 @@ async def test_a_greeting_may_be_empty_and_without_a_system_prompt_asks_nothing(
     finally:
         await prompted.close()
         await bare.close()
+
+
+async def test_identify_keeps_the_asked_model_when_the_server_cannot_say(
+    bad_server: BadServer,
+) -> None:
+    for habit in ("hang", "error", "garbage"):
+        agent = _agent(bad_server.url(habit), timeout_s=0.3)
+        try:
+            async with asyncio.timeout(NO_HANG_S):
+                await agent.identify()
+        finally:
+            await agent.close()
+        assert agent.identity.model == "m"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -70,3 +71,24 @@ def test_a_faulty_habit_fails_exactly_the_scenarios_that_expose_it(
     assert {verdicts[name] for name in set(verdicts) - failed} == {"PASS"}, reasons
     for assertion in EXPOSED[habit].values():
         assert re.search(rf"Contradicted: .*{assertion} by ev-\d{{5}}", reasons), reasons
+
+
+def test_trials_print_pass_k_and_each_report_verifies_naming_the_agent(
+    reference_server: Start,
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    tmp_path: Path,
+) -> None:
+    url = reference_server(None)
+    call_command(
+        "runscenarios",
+        *("--agent", f"openai:{url}", "--model", "asked-for", "--scenario", "double_confirmation"),
+        *("--trials", "2", "--out", str(tmp_path)),
+    )
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "double_confirmation pass^2=yes pass_rate=2/2"
+    reports = sorted(tmp_path.glob("double_confirmation.trial*.json"))
+    assert len(reports) == 2
+    call_command("verifyreport", *map(str, reports))  # exits non-zero unless all verify
+    verified = capsys.readouterr().out
+    assert verified.count(f"Agent under test: openai {url} (model scripted-reference)") == 2
