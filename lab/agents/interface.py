@@ -11,10 +11,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 # The identity is an event payload (run.started records it), so the events own its model.
 from lab.events.conversation import AgentIdentity, ConnectorKind
+from lab.retrieval.window import RetrievedChunk
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Agent speech a caller turn cut into: the sentence as said and the part the caller heard."""
+
+    said: str
+    heard: str
 
 
 @dataclass(frozen=True)
@@ -24,6 +33,12 @@ class CallerTurn:
     text: str
     utterance_event_id: str
     audio: bytes | None = None  # 16 kHz PCM16 mono, on voice runs to agents that take audio
+    # What this turn barged into (from agent.interrupted): an LLM's history keeps only what was
+    # heard, as pipecat and LiveKit keep it, so the agent knows its readback was cut.
+    cut: tuple[Cut, ...] = ()
+    # The knowledge-base window the lab retrieved for this turn (its retrieval.done), best
+    # first, cited as [KB-n]; None when the lab retrieved nothing for it.
+    knowledge: tuple[RetrievedChunk, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -110,3 +125,11 @@ class AgentUnderTest(Protocol):
     def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
     def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class SelfIdentifying(Protocol):
+    """An agent that asks its server who it is before run.started records its identity; it
+    bounds the question itself and keeps what it knew when the server does not answer."""
+
+    async def identify(self) -> None: ...

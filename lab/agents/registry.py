@@ -33,6 +33,9 @@ class AgentSpec:
     endpoint: str = ""
     model: str = ""
     api_key: str | None = None
+    # The sandbox tools the run offers, by name (tool_specs.TOOL_SPECS), for connectors that
+    # hand an agent its function definitions; set by the session, never stored.
+    tools: tuple[str, ...] = ()
 
     @property
     def scripted(self) -> bool:

@@ -14,9 +14,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from django.conf import settings
 
+from lab.agent.answers import Retrieve, retrieve, wants_retrieval
 from lab.agent.dialogue import Say
 from lab.agent.setup import calendar_week
-from lab.agents.interface import AgentFault, AgentOutput, AgentUnderTest, CallerTurn, Said
+from lab.agents.interface import (
+    AgentFault,
+    AgentOutput,
+    AgentUnderTest,
+    CallerTurn,
+    Cut,
+    Said,
+)
 from lab.agents.interface import TurnFinished as Finished
 from lab.agents.referee import Readback, Referee
 from lab.events.chain import digest
@@ -24,6 +32,8 @@ from lab.events.models import Run
 from lab.events.types import (
     AgentFaulted,
     AgentFaultKind,
+    AgentInterrupted,
+    AgentUtterance,
     CallerSource,
     CallerUnderstood,
     CallerUtterance,
@@ -36,6 +46,7 @@ from lab.events.types import (
     Operation,
     Outcome,
     ProposalMade,
+    RetrievalDone,
     UnderstandingKind,
     UtterancePurpose,
 )
@@ -43,6 +54,7 @@ from lab.policy.gate import GateState
 from lab.runs.counters import RunCounters
 from lab.runs.external_tools import GatedToolBox
 from lab.runs.log import RunClosed
+from lab.runs.retrieval import tenant_retriever
 from lab.runs.speaker import Speaker
 from lab.runs.tools import ToolCalls
 
@@ -69,6 +81,7 @@ class ExternalAgentTurns:
         on_fault: OnFault,
     ) -> None:
         self.guarded = run.mode == Mode.GUARDED
+        self.events = events
         self.record = record
         self.speaker = speaker
         self.counters = counters
@@ -88,6 +101,10 @@ class ExternalAgentTurns:
             counters=counters,
         )
         self.lock = asyncio.Lock()
+        # The offer (purpose, proposal id) the agent's current turn has read back, if any.
+        self._offer: tuple[UtterancePurpose, str] | None = None
+        # The retrieval.done the current caller turn's answer stands on, if the lab retrieved.
+        self._retrieval: str | None = None
 
     async def react(self, event: Event) -> None:
         # The gate folds every event in both modes: as-is it decides nothing, but the expiries a
@@ -99,6 +116,7 @@ class ExternalAgentTurns:
 
     async def greet(self) -> None:
         async with self.lock:
+            self._retrieval = None
             await self._pump(self.outside.greet(self.toolbox), "greeting")
 
     async def farewell(self) -> None:
@@ -115,11 +133,39 @@ class ExternalAgentTurns:
             understood = await self.record(self.referee.understand(text).event(said.id))
             assert isinstance(understood.payload, CallerUnderstood)
             await self._revise(understood.payload, understood.id)
-            question = understood.payload.kind is UnderstandingKind.QUESTION
-            turn = CallerTurn(text=text, utterance_event_id=said.id)
+            retrieval = await self._retrieve(understood.payload, understood.id, text)
+            window = retrieval.payload if retrieval is not None else None
+            self._retrieval = retrieval.id if retrieval is not None else None
+            question = understood.payload.kind is UnderstandingKind.QUESTION or window is not None
+            turn = CallerTurn(
+                text=text,
+                utterance_event_id=said.id,
+                cut=self._cuts(said.id),
+                knowledge=window.chunks if isinstance(window, RetrievalDone) else None,
+            )
             await self._pump(
                 self.outside.hear(turn, self.toolbox), "answer" if question else "acknowledge"
             )
+
+    async def _retrieve(
+        self, understood: CallerUnderstood, understood_id: str, text: str
+    ) -> Event | None:
+        """The lab's loop retrieves for a question as the scripted agent would (a RAG step), so
+        the agent answers from the same window and its answer is graded against it."""
+        if not wants_retrieval(understood, text):
+            return None
+        return await self.record(retrieve(Retrieve(text, understood_id), tenant_retriever()))
+
+    def _cuts(self, cause_event_id: str) -> tuple[Cut, ...]:
+        """The agent speech this caller turn cut into, as the agent said it and as it was heard."""
+        said = {e.id: e.payload.text for e in self.events if isinstance(e.payload, AgentUtterance)}
+        return tuple(
+            Cut(said=said[e.payload.utterance_event_id], heard=e.payload.heard_text)
+            for e in self.events
+            if isinstance(e.payload, AgentInterrupted)
+            and e.payload.cause_event_id == cause_event_id
+            and e.payload.utterance_event_id in said
+        )
 
     async def _revise(self, understood: CallerUnderstood, understood_id: str) -> None:
         revision = self.referee.revise(understood)
@@ -139,6 +185,7 @@ class ExternalAgentTurns:
     async def _pump(self, stream: AsyncIterator[AgentOutput], purpose: UtterancePurpose) -> None:
         """Carry out one agent turn until it finishes, faults or misses its deadline."""
         timeout_s = settings.LAB_AGENT_TURN_TIMEOUT_S
+        self._offer = None
         try:
             async with asyncio.timeout(timeout_s):
                 async for output in stream:
@@ -177,7 +224,14 @@ class ExternalAgentTurns:
         elif readback is not None:
             proposal_id = await self._propose(readback)
             purpose = "readback" if proposal_id else purpose
-        await self.speaker.say(Say(text, purpose, proposal_id))
+        elif self._offer is not None:
+            # A streamed reply comes a sentence at a time: "Shall I book it?" after the time
+            # read back is still that offer, and a caller who cuts into it interrupts the offer.
+            purpose, proposal_id = self._offer
+        if proposal_id is not None:
+            self._offer = (purpose, proposal_id)
+        retrieval = self._retrieval if purpose == "answer" else None
+        await self.speaker.say(Say(text, purpose, proposal_id, retrieval_event_id=retrieval))
 
     async def _propose(self, readback: Readback) -> str | None:
         """Record the proposal a readback makes (the gate decides it first in guarded runs)."""

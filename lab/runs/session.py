@@ -16,10 +16,10 @@ from django.conf import settings
 
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
 from lab.agents import mcp_runs
-from lab.agents.interface import AgentIdentity, AgentUnderTest
+from lab.agents.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
 from lab.agents.mcp_relay import RELAY
 from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
-from lab.agents.tool_specs import tools_digest
+from lab.agents.tool_specs import offered_specs, tools_digest
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
@@ -53,7 +53,7 @@ __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 AGENT_CLOSE_S = 5.0
 
 
-def agent_spec(run: Run) -> AgentSpec | None:
+def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
     """The agent under test a run names, with its key from the environment; None: scripted."""
     if not run.agent_connector:
         return None
@@ -62,6 +62,7 @@ def agent_spec(run: Run) -> AgentSpec | None:
         endpoint=run.agent_endpoint,
         model=run.agent_model,
         api_key=os.environ.get(API_KEY_ENV) or None,
+        tools=tools,
     )
 
 
@@ -96,7 +97,8 @@ class RunSession:
             scale=self.scale,
             counters=counters,
         )
-        spec = agent_spec(run) if agent is None else None
+        offered = tuple(spec.name for spec in offered_specs(frozenset(self.tools.adapters)))
+        spec = agent_spec(run, offered) if agent is None else None
         self.agent: AgentUnderTest | None = connect(spec) if spec is not None else agent
         self.turns: AgentTurns | ExternalAgentTurns
         if self.agent is None:
@@ -187,6 +189,8 @@ class RunSession:
                     await self.turns.drain()
             return
         await self.tools.load()
+        if isinstance(self.agent, SelfIdentifying):
+            await self.agent.identify()
         await self.record(
             RunStarted(
                 run_id=str(self.run.id),

@@ -29,7 +29,9 @@ def interruption_expires_proposal(log: LogIndex) -> Finding:
                 log.commit_success_by_attempt.get(commit.attempt_id),
             )
             continue
-        expired = first_after(log.expirations.get(pid, ()), interruption.seq)
+        # Expired after this readback was said: at this cut, or at the cut of an earlier
+        # sentence of the same offer (a streamed readback is several utterances, one cut each).
+        expired = first_after(log.expirations.get(pid, ()), readback.seq)
         if expired is None:
             tally.lack(
                 f"Expected a proposal.expired for {pid} after its readback was interrupted "

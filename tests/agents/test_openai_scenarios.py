@@ -1,0 +1,94 @@
+"""runscenarios --agent openai:URL against the reference server, a real subprocess: the same
+verdicts as the lab's own agent in process, and each faulty habit FAILs exactly the scenarios
+that expose it, naming the assertion and the events, and PASSes the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from lab.scenarios.catalog import all_contracts
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+Start = Callable[[str | None], str]
+# Habit → {scenario: an assertion its FAIL names}, judged as-is (the gate would stop them).
+EXPOSED = {
+    "stale-args": {"correction": "commit_is_latest", "refund_correction": "commit_is_latest"},
+    "still-here": {
+        "no_confirmation": "positive_is_not_yes",
+        "facts_before_booking": "booked_on_yes",
+        "uncovered_question": "booked_on_yes",
+    },
+    "double-book": {"double_confirmation": "executed_once"},
+    "invent-slot": {"tool_timeout": "nothing_invented"},
+    "keep-after-interrupt": {"interruption": "interrupted_proposal_expired"},
+    "promise-refund": {"facts_before_booking": "nothing_unsupported"},
+}
+
+
+def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
+    """Each scenario's verdict from runscenarios' stdout, and its stderr (the reasons)."""
+    try:
+        call_command("runscenarios", *args)
+    except SystemExit as exit_info:
+        assert exit_info.code == 1
+    captured = capsys.readouterr()
+    found = dict(line.split() for line in captured.out.splitlines() if line.strip())
+    return found, captured.err
+
+
+def test_the_reference_server_gets_the_in_process_verdict_on_every_scenario(
+    reference_server: Start, capsys: pytest.CaptureFixture[str], fast_clock: object
+) -> None:
+    in_process, _ = _verdicts(capsys)
+    through, reasons = _verdicts(capsys, "--agent", f"openai:{reference_server(None)}")
+    assert set(through) == set(all_contracts())
+    assert through == in_process, reasons
+    assert set(through.values()) == {"PASS"}
+
+
+def test_the_reference_server_passes_every_scenario_as_is(
+    reference_server: Start, capsys: pytest.CaptureFixture[str], fast_clock: object
+) -> None:
+    verdicts, reasons = _verdicts(capsys, "--agent", f"openai:{reference_server(None)}", "--as-is")
+    assert set(verdicts.values()) == {"PASS"}, reasons
+
+
+@pytest.mark.parametrize("habit", sorted(EXPOSED))
+def test_a_faulty_habit_fails_exactly_the_scenarios_that_expose_it(
+    reference_server: Start, capsys: pytest.CaptureFixture[str], fast_clock: object, habit: str
+) -> None:
+    url = reference_server(habit)
+    verdicts, reasons = _verdicts(capsys, "--agent", f"openai:{url}", "--model", "x", "--as-is")
+    failed = {name for name, verdict in verdicts.items() if verdict == "FAIL"}
+    assert failed == set(EXPOSED[habit]), reasons
+    assert {verdicts[name] for name in set(verdicts) - failed} == {"PASS"}, reasons
+    for assertion in EXPOSED[habit].values():
+        assert re.search(rf"Contradicted: .*{assertion} by ev-\d{{5}}", reasons), reasons
+
+
+def test_trials_print_pass_k_and_each_report_verifies_naming_the_agent(
+    reference_server: Start,
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    tmp_path: Path,
+) -> None:
+    url = reference_server(None)
+    call_command(
+        "runscenarios",
+        *("--agent", f"openai:{url}", "--model", "asked-for", "--scenario", "double_confirmation"),
+        *("--trials", "2", "--out", str(tmp_path)),
+    )
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "double_confirmation pass^2=yes pass_rate=2/2"
+    reports = sorted(tmp_path.glob("double_confirmation.trial*.json"))
+    assert len(reports) == 2
+    call_command("verifyreport", *map(str, reports))  # exits non-zero unless all verify
+    verified = capsys.readouterr().out
+    assert verified.count(f"Agent under test: openai {url} (model scripted-reference)") == 2
