@@ -92,8 +92,10 @@ def read_dollars_and_cents(
 
     The value is every amount in cents the words can mean, most likely first: from ten dollars
     up the head is dollars and the tail cents ("twelve fifty" is $12.50); "one forty-nine" may
-    be $1.49 or $149, and "twelve fifty dollars" $12.50 or $1,250, so they have two. The
-    context decides whether it is money at all.
+    be $1.49 or $149, and "twelve fifty dollars" $12.50 or $1,250, so they have two; "one
+    twenty-nine fifty" is $129.50. The caller's understanding asks again when there are two; the
+    grader takes the last (a price list's "one forty-nine" is $149). The context decides whether
+    it is money at all.
     """
     tokens = spoken.tokens
     stop = len(tokens) if stop is None else stop
@@ -115,10 +117,29 @@ def read_dollars_and_cents(
     if follows in CENT_WORDS or follows in SCALES:
         return None
     cents, dollars = head.value * 100 + tail.value, (head.value * 100 + tail.value) * 100
+    if head.value < 10 and (third := _third_group(spoken, tail, stop)):
+        # "one twenty-nine fifty": hundreds, tens, then the cents; one meaning only.
+        return spoken.reading((dollars + third.value,), first, third.end)
     if follows in DOLLAR_WORDS:
         # "twelve fifty dollars": $12.50 or $1,250, and nothing says which.
         return spoken.reading((cents, dollars), first, tail.end + 1)
     return spoken.reading((cents,) if head.value >= 10 else (cents, dollars), first, tail.end)
+
+
+def _third_group(spoken: Spoken, tail: Reading[int], stop: int) -> Reading[int] | None:
+    """The cents after "one twenty-nine", said in the same breath and followed by no unit."""
+    tokens = spoken.tokens
+    if tokens[tail.end - 1].pause_after or tail.end >= stop:
+        return None
+    if not _is_number_word(tokens[tail.end].text) or tokens[tail.end].text in UNITS:
+        return None
+    third = read_number(spoken, tail.end, min(stop, tail.end + 2))
+    if third is None or not 10 <= third.value < 100:
+        return None
+    follows = tokens[third.end].text if third.end < stop else None
+    if follows in CENT_WORDS or follows in SCALES or follows in DOLLAR_WORDS:
+        return None
+    return third
 
 
 def _bare_cents(spoken: Spoken, index: int, change: Reading[int], stop: int) -> bool:

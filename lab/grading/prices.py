@@ -1,9 +1,9 @@
-"""Prices as people say them, read from the values of one clause: the grader's own price reader.
+"""Which numbers in one clause are prices, and which pairs are ranges: the grader's decisions.
 
-Pure. Built on lab.agent.numbers; the shared reader of spoken amounts should take this over
-(see docs/architecture.md): "one forty-nine" is $149, "eighty-five fifty" $85.50, "twelve dollars
-fifty" $12.50, "between 80 and 100" a range. A bare number is a price only where the clause
-talks money and the number counts nothing else (years, people, an age, an order number).
+Pure. How spoken amounts compose ("one forty-nine", "eighty-five fifty", "twelve dollars fifty")
+is read by lab.agent.amounts, the reader the caller's understanding uses too; this module decides
+that a bare number is a price only where the clause talks money and the number counts nothing
+else (years, people, an age, an order number), and reads "between 80 and 100" as a range.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lab.agent.numbers import Reading, Spoken, Token, read_number
+from lab.agent.amounts import read_dollars_and_cents
+from lab.agent.numbers import Reading, Token
 from lab.grading.lexicon import Values
 
 PRICE_CUE = re.compile(
     r"\b(?:costs?|price[ds]?|pricing|charge[sd]?|runs?|running|pay|paying|fee|rate|quote[ds]?|"
     r"total|comes?\s+to|dollars?|bucks|\$|how\s+much|is\s+just|only)\b|\$"
 )
-_ONES = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine"})
 # Words after a number that say it counts or measures something other than money.
 _NOT_MONEY_AFTER = frozenset(
     {"years", "year", "yrs", "old", "people", "persons", "staff", "mechanics", "technicians"}
@@ -57,58 +57,41 @@ class PriceRange:
 def read_prices(values: Values, priced: bool) -> list[PriceRange]:
     """Merge spoken price forms into values.amounts and take the ranges out; bare numbers become
     dollars only when priced (the clause or the caller talks money)."""
-    spoken = values.spoken
-    tokens = spoken.tokens
-    _dollars_then_cents(values)
+    tokens = values.spoken.tokens
     if priced:
         for number in sorted(values.numbers, key=lambda r: r.first):
             if number not in values.numbers or not _is_money(tokens, number):
                 continue
             values.numbers.remove(number)
-            values.amounts.append(_spoken_price(spoken, values, number))
+            values.amounts.append(_spoken_price(values, number))
     return _ranges(values)
 
 
-def _dollars_then_cents(values: Values) -> None:
-    """ "twelve dollars fifty": the number after the dollar word is its cents."""
-    tokens = values.spoken.tokens
-    for amount in list(values.amounts):
-        if amount.value % 100 or tokens[amount.end - 1].text not in ("dollars", "dollar", "bucks"):
+def _spoken_price(values: Values, number: Reading[int]) -> Reading[int]:
+    """The price a bare number says, composed by the shared reader with the groups around it.
+
+    "one forty-nine" may be $1.49 or $149; a price list is quoted in whole prices, so the
+    grader takes the last meaning ($149) where the caller's understanding would ask again.
+    """
+    spoken, tokens = values.spoken, values.spoken.tokens
+    taken = {i for n in [number, *values.numbers] for i in range(n.first, n.end)}
+    head = number.first - 1
+    # "one" said alone is left unread by the lexicon; it may be the head of "one forty-nine".
+    starts = ([head] if head >= 0 and head not in values.claimed else []) + [number.first]
+    for first in starts:
+        stop = next(
+            (i for i in range(first, len(tokens)) if i in values.claimed and i not in taken),
+            len(tokens),
+        )
+        pair = read_dollars_and_cents(spoken, first, stop)
+        if pair is None or pair.first > number.first or pair.end < number.end:
             continue
-        change = next((n for n in values.numbers if n.first == amount.end), None)
-        if change and 0 < change.value < 100 and not _counts(tokens, change.end):
-            values.numbers.remove(change)
-            values.amounts.remove(amount)
-            values.amounts.append(
-                values.spoken.reading(amount.value + change.value, amount.first, change.end)
-            )
-
-
-def _spoken_price(spoken: Spoken, values: Values, number: Reading[int]) -> Reading[int]:
-    """ "one forty-nine" is $149 and "eighty-five fifty" $85.50: two spoken groups, one price."""
-    tokens = spoken.tokens
-    first, end, value = number.first, number.end, number.value * 100
-    head = first - 1
-    worded = not tokens[first].text[0].isdigit()
-    if head >= 0 and worded and tokens[head].text in _ONES and 10 <= number.value < 100:
-        hundreds = read_number(spoken, head, head + 1)
-        if hundreds is not None and not tokens[head].pause_after:
-            dollars = hundreds.value * 100 + number.value
-            # "one twenty-nine fifty": the third group is the cents.
-            cents = next((n for n in values.numbers if n.first == end), None)
-            if cents and 10 <= cents.value < 100 and not tokens[end - 1].pause_after:
-                values.numbers.remove(cents)
-                return spoken.reading(dollars * 100 + cents.value, head, cents.end)
-            return spoken.reading(dollars * 100, head, end)
-    follow = next((n for n in values.numbers if n.first == end), None)
-    if worded and follow and 10 <= follow.value < 100 and not tokens[end - 1].pause_after:
-        values.numbers.remove(follow)
-        if number.value < 10:
-            return spoken.reading((number.value * 100 + follow.value) * 100, first, follow.end)
-        if number.value < 100:
-            return spoken.reading(value + follow.value, first, follow.end)
-        values.numbers.append(follow)
-    return spoken.reading(value, first, end)
+        covered = [n for n in values.numbers if n.first < pair.end and n.end > pair.first]
+        if all(pair.first <= n.first and n.end <= pair.end for n in covered):
+            for other in covered:
+                values.numbers.remove(other)
+            return spoken.reading(pair.value[-1], pair.first, pair.end)
+    return spoken.reading(number.value * 100, number.first, number.end)
 
 
 def _is_money(tokens: tuple[Token, ...], number: Reading[int]) -> bool:

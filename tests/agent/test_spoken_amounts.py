@@ -67,6 +67,8 @@ def test_the_reader_gives_every_meaning_of_a_price_said_as_two_numbers() -> None
     assert meanings("twelve fifty") == (1250,)
     assert meanings("eighty-five fifty") == (8550,)
     assert meanings("one forty-nine") == (149, 14900)
+    assert meanings("one twenty-nine fifty") == (12950,)
+    assert meanings("one twenty-nine, fifty") == (129, 12900)
     assert meanings("twelve fifty dollars") == (1250, 125000)
     assert meanings("twelve") is None and meanings("twelve five") is None
     assert meanings("twelve fifty cents") is None

@@ -66,6 +66,8 @@ CASES = [
     # Promotions applied.
     (None, "With the spring special a basic detail is $129.", S),
     (None, "With the spring special a basic detail is $119.", U),
+    (None, "With the spring special a basic detail is one twenty-nine.", S),
+    (None, "With the spring special a basic detail is one twenty-nine fifty.", U),
     (None, "Returning customers get $20 off a basic detail.", S),
     (None, "Returning customers get $30 off a basic detail.", U),
     (None, "First-time customers get 10% off.", S),

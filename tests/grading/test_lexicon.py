@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from lab.agent.amounts import read_amount
+from lab.agent.amounts import read_amount, read_dollars_and_cents
 from lab.agent.numbers import tokenize
 from lab.agent.times import read_relative_time
 from lab.grading.lexicon import Clock, read_values
+from lab.grading.prices import read_prices
 
 
 @pytest.mark.parametrize(
@@ -26,6 +27,32 @@ def test_amounts_in_an_agent_sentence_are_what_the_callers_reader_reads(
     (amount,) = read_values(sentence).amounts
     direct = read_amount(tokenize(sentence), amount.first)
     assert amount.value == cents and direct is not None and direct.value == cents
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cents"),
+    [
+        ("It's one forty-nine.", 14900),
+        ("The premium runs two forty-nine.", 24900),
+        ("The shampoo is eighty-five fifty.", 8550),
+        ("It costs one twenty-nine fifty.", 12950),
+        ("That is twelve fifty.", 1250),
+    ],
+)
+def test_the_grader_prices_a_spoken_amount_as_the_last_meaning_the_shared_reader_gives(
+    sentence: str, cents: int
+) -> None:
+    values = read_values(sentence)
+    read_prices(values, priced=True)
+    (amount,) = values.amounts
+    shared = read_dollars_and_cents(tokenize(sentence), amount.first)
+    assert amount.value == cents and shared is not None and shared.value[-1] == cents
+
+
+def test_the_grader_reads_no_price_where_the_number_counts_something_else() -> None:
+    values = read_values("We have twenty years in business and forty-five minutes a visit.")
+    read_prices(values, priced=True)
+    assert values.amounts == []
 
 
 @pytest.mark.parametrize(
