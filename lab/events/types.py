@@ -68,6 +68,7 @@ from lab.events.tool_events import (
     Receipt,
     ReconcileTrigger,
     ToolCallInvalid,
+    ToolCallObserved,
     option_grounds,
 )
 from lab.events.vocabulary import (
@@ -135,6 +136,7 @@ __all__ = [
     "SpeechEnded",
     "SpeechStarted",
     "ToolCallInvalid",
+    "ToolCallObserved",
     "Transcribed",
     "TranscriptSignal",
     "TurnCandidate",
@@ -170,6 +172,7 @@ EventPayload = Annotated[
     | InputRejected
     | AgentFaulted
     | ToolCallInvalid
+    | ToolCallObserved
     | SpeechStarted
     | SpeechEnded
     | Transcribed
