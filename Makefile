@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side clean cluster install-postgres test-scaled
+.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side clean cluster install-postgres test-scaled test-agents
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -85,6 +85,11 @@ bench: install-postgres $(PIPECAT_STAMP)
 # The two benchmarks that need more than make test installs, each with its own set-up.
 bench-scale: install-postgres
 	$(BIN)/python -m benchmarks.bench_scale
+
+# The outside-agent connectors end to end: the reference pipecat bot needs the pipecat venv, which
+# `make test` does not build (its tests skip there without it).
+test-agents: install $(PIPECAT_STAMP)
+	$(BIN)/python -m pytest -m pipecat tests/agents
 
 bench-side-by-side: install $(PIPECAT_STAMP)
 	$(BIN)/python -m benchmarks.bench_side_by_side

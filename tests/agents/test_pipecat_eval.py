@@ -110,7 +110,9 @@ async def outputs(stream: AsyncIterator[AgentOutput]) -> list[AgentOutput]:
         return [output async for output in stream]
 
 
-async def talk(bot: Bot, **limits: float) -> tuple[list[AgentOutput], list[dict[str, Any]]]:
+async def talk(
+    bot: Bot, timeout_s: float = 20.0, handshake_timeout_s: float = 15.0
+) -> tuple[list[AgentOutput], list[dict[str, Any]]]:
     """Greet and one caller turn against the stand-in bot; what came out, what the bot heard."""
     heard: list[dict[str, Any]] = []
 
@@ -119,7 +121,12 @@ async def talk(bot: Bot, **limits: float) -> tuple[list[AgentOutput], list[dict[
 
     async with serve(handler, "127.0.0.1", 0) as server:
         port = server.sockets[0].getsockname()[1]
-        agent = PipecatEvalAgent(url=f"ws://127.0.0.1:{port}/ws", settle_s=0.0, **limits)
+        agent = PipecatEvalAgent(
+            url=f"ws://127.0.0.1:{port}/ws",
+            settle_s=0.0,
+            timeout_s=timeout_s,
+            handshake_timeout_s=handshake_timeout_s,
+        )
         got = await outputs(agent.greet(FixtureToolBox()))
         if got == [TurnFinished()]:
             turn = CallerTurn(text="Tuesday afternoon, please.", utterance_event_id="ev-00002")

@@ -21,7 +21,7 @@ from django.core.management import call_command
 from lab.scenarios.catalog import all_contracts
 from tests.agents.conftest import needs_pipecat
 
-pytestmark = [pytest.mark.django_db(transaction=True), needs_pipecat]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
 # Mode → scenario → its verdict through the wire and what the reasons say.
 NOT_THROUGH_THE_WIRE = {
