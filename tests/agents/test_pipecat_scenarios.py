@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -47,16 +48,24 @@ def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str,
 
 
 def test_the_reference_pipecat_bot_gets_the_in_process_verdicts_the_wire_can_carry(
-    pipecat_bot: Callable[[], str], capsys: pytest.CaptureFixture[str], fast_clock: object
+    pipecat_bot: Callable[[], str],
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    tmp_path: Path,
 ) -> None:
     in_process, _ = _verdicts(capsys)
-    through, reasons = _verdicts(capsys, "--agent", f"pipecat:{pipecat_bot()}")
+    url = pipecat_bot()
+    through, reasons = _verdicts(capsys, "--agent", f"pipecat:{url}", "--out", str(tmp_path))
     assert set(through) == set(all_contracts())
     apart = NOT_THROUGH_THE_WIRE["guarded"]
     same = set(through) - set(apart)
     assert {name: through[name] for name in same} == {name: in_process[name] for name in same}
     assert set(in_process.values()) == {"PASS"}
     _assert_apart(through, reasons, apart)
+    call_command("verifyreport", str(tmp_path / "correction.json"))
+    verified = capsys.readouterr().out
+    assert f"Agent under test: pipecat {url} (its own tools, observed only: the gate" in verified
+    assert "consistent, signed by this lab, verdict PASS" in verified
 
 
 def test_the_reference_pipecat_bot_passes_as_is_what_the_wire_can_carry(
