@@ -19,7 +19,8 @@ RTVI 2.2.0 JSON text frames, every message `{"label": "rtvi-ai", "type": …, "i
   `{function_name}` (before the response that asked for it stops),
   `llm-function-call-in-progress` `{tool_call_id, function_name, arguments}`,
   `llm-function-call-stopped` `{tool_call_id, cancelled, function_name, result}`,
-  `bot-started-speaking` / `bot-stopped-speaking`, `bot-output`, `user-input`, `error`
+  `bot-started-speaking` / `bot-stopped-speaking`, `bot-output`, `bot-interrupted`, `user-input`
+  `{text, input_type: "chat", final, msg_id}` (the echo of a send-text, by its id), `error`
   `{error, fatal}`, `error-response`, and with `capture_bot_audio` `eval-bot-audio`
   `{audio: base64 PCM16, sampleRate}`.
 
@@ -29,7 +30,13 @@ then interrupts the bot and cuts the kept reply short (seen with pipecat 1.14: "
 Shall"). Nothing on the wire says the reply was kept, so a turn is sent only once the bot has
 been quiet for `settle_s`, as a caller takes a moment to answer.
 
-Text mode only: the bot's LLM text comes back sentence by sentence as `Said`, each call it ran
+Audio mode is not done. On that wire the harness sends the user's audio, paced in real time, as
+`raw-audio` `{base64Audio, sampleRate, numChannels}` (the RTVIProcessor feeds it to the bot's
+input), connects with `skip_tts: false, capture_bot_audio: true`, and sends turns with
+`audio_response: true`; the bot's speech comes back as `eval-bot-audio` chunks between
+`bot-started-speaking` and `bot-stopped-speaking`, its words as `bot-tts-text` / `bot-output`.
+
+Text mode: the bot's LLM text comes back sentence by sentence as `Said`, each call it ran
 on its own function handlers as `ToolObserved` (the lab cannot stand in front of them), and its
 turn ends at the `bot-llm-stopped` of a response that started no call with none outstanding.
 """
@@ -152,6 +159,7 @@ class PipecatEvalAgent:
         self._reader: asyncio.Task[None] | None = None
         self.bot_about: dict[str, Any] = {}
         self._last_heard = 0.0
+        self._echoes = False  # the bot has echoed a turn (user-input with its msg_id)
 
     async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         """Connect and shake hands; the bot's own greeting, if any, is not the lab's to hear."""
@@ -176,10 +184,11 @@ class PipecatEvalAgent:
         self._drop_stale()
         options = {"run_immediately": True, "audio_response": False}
         try:
+            sent_id = self._id()
             await self._ws.send(
-                message("send-text", {"content": turn.text, "options": options}, self._id())
+                message("send-text", {"content": turn.text, "options": options}, sent_id)
             )
-            async for output in self._turn():
+            async for output in self._turn(sent_id):
                 yield output
         except TimeoutError:
             yield AgentFault("timeout", f"the bot sent nothing for {self.timeout_s:g} s mid-turn")
@@ -277,44 +286,74 @@ class PipecatEvalAgent:
     def _id(self) -> str:
         return str(next(self._ids))
 
-    async def _turn(self) -> AsyncIterator[AgentOutput]:
-        """The bot's messages until its turn ends, as Said / ToolObserved / TurnFinished."""
-        sentences = Sentences()
-        text_type: str | None = None
-        started_calls = outstanding = 0
-        calls: dict[str, ToolCall] = {}
-        while True:
+    async def _turn(self, sent_id: str) -> AsyncIterator[AgentOutput]:
+        """The bot's messages until its turn ends, as Said / ToolObserved / TurnFinished.
+
+        The bot echoes the turn (`user-input` with its msg_id) before it answers it; what came
+        before the echo is an earlier reply still streaming (a greeting) and is dropped. Until a
+        bot has echoed once, a reply ending before the echo is taken as this turn's.
+        """
+        reply, echoed = _Reply(), False
+        held: list[AgentOutput] = []
+        while not reply.finished:
             received = await self._next()
             kind, data = received.get("type"), received.get("data")
             data = data if isinstance(data, dict) else {}
-            if kind in _TEXT_TYPES and isinstance(data.get("text"), str):
-                text_type = text_type or str(kind)
-                if kind == text_type:
-                    for sentence in sentences.feed(data["text"]):
-                        yield Said(sentence)
-            elif kind == "bot-llm-started":
-                started_calls = 0
-            elif kind == "llm-function-call-started":
-                started_calls += 1
-                outstanding += 1
-            elif kind == "llm-function-call-in-progress":
-                call = _call(data)
-                calls[call.call_id] = call
-            elif kind == "llm-function-call-stopped":
-                outstanding = max(0, outstanding - 1)
-                call_id = str(data.get("tool_call_id", ""))
-                call = calls.pop(call_id) if call_id in calls else _call(data)
-                if not data.get("cancelled"):
-                    yield ToolObserved(call, _result(data.get("result")))
-            elif kind == "bot-llm-stopped":
-                for sentence in sentences.rest():
-                    yield Said(sentence)
-                if started_calls == 0 and outstanding == 0:
-                    yield TurnFinished()
-                    return
-            elif kind in ("error", "error-response"):
-                yield AgentFault("malformed", f"the bot reported an error: {data.get('error')}")
-                return
+            if not echoed and kind == "user-input" and str(data.get("msg_id")) == sent_id:
+                reply, echoed, held, self._echoes = _Reply(), True, [], True
+                continue
+            outputs = reply.take(str(kind), data)
+            if echoed:
+                for output in outputs:
+                    yield output
+            elif reply.finished and self._echoes:
+                reply, held = _Reply(), []  # an earlier reply's end: this turn's is still to come
+            elif reply.finished:
+                for output in [*held, *outputs]:
+                    yield output
+            else:
+                held.extend(outputs)
+
+
+class _Reply:
+    """One reply as its RTVI reports arrive; `take` turns each into the outputs it makes."""
+
+    def __init__(self) -> None:
+        self.sentences = Sentences()
+        self.text_type: str | None = None
+        self.started_calls = self.outstanding = 0
+        self.calls: dict[str, ToolCall] = {}
+        self.finished = False
+
+    def take(self, kind: str, data: dict[str, Any]) -> list[AgentOutput]:
+        if kind in _TEXT_TYPES and isinstance(data.get("text"), str):
+            self.text_type = self.text_type or kind
+            if kind == self.text_type:
+                return [Said(sentence) for sentence in self.sentences.feed(data["text"])]
+        elif kind == "bot-llm-started":
+            self.started_calls = 0
+        elif kind == "llm-function-call-started":
+            self.started_calls += 1
+            self.outstanding += 1
+        elif kind == "llm-function-call-in-progress":
+            call = _call(data)
+            self.calls[call.call_id] = call
+        elif kind == "llm-function-call-stopped":
+            self.outstanding = max(0, self.outstanding - 1)
+            call_id = str(data.get("tool_call_id", ""))
+            call = self.calls.pop(call_id) if call_id in self.calls else _call(data)
+            if not data.get("cancelled"):
+                return [ToolObserved(call, _result(data.get("result")))]
+        elif kind == "bot-llm-stopped":
+            said: list[AgentOutput] = [Said(s) for s in self.sentences.rest()]
+            if self.started_calls == 0 and self.outstanding == 0:
+                self.finished = True
+                return [*said, TurnFinished()]
+            return said
+        elif kind in ("error", "error-response"):
+            self.finished = True
+            return [AgentFault("malformed", f"the bot reported an error: {data.get('error')}")]
+        return []
 
 
 def _call(data: dict[str, Any]) -> ToolCall:

@@ -219,3 +219,53 @@ def test_the_registry_reaches_a_pipecat_bot_and_its_identity_hides_tokens() -> N
 def test_the_reference_bot_offers_exactly_the_labs_tool_definitions() -> None:
     shipped = json.loads((ROOT / "agents" / "pipecat_bot" / "tools.json").read_text())
     assert shipped == [spec.openai_function() for spec in TOOL_SPECS.values()]
+
+
+def echo(message: dict[str, Any]) -> str:
+    """The bot's user-input echo of a send-text, as pipecat 1.14's RTVIObserver sends it."""
+    text = message["data"]["content"]
+    return rtvi(
+        "user-input", {"text": text, "input_type": "chat", "final": True, "msg_id": message["id"]}
+    )
+
+
+async def late_greeter(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+    """Echoes each turn; the second turn's echo comes after an earlier reply's tail."""
+    await handshake(ws, heard)
+    await next_turn(ws, heard)
+    for message in [echo(heard[-1]), rtvi("bot-llm-started")]:
+        await ws.send(message)
+    for message in [rtvi("bot-llm-text", {"text": "First answer."}), rtvi("bot-llm-stopped")]:
+        await ws.send(message)
+    await next_turn(ws, heard)
+    for message in [
+        rtvi("bot-llm-text", {"text": "Hello, and welcome to the line."}),
+        rtvi("bot-llm-stopped"),
+        echo(heard[-1]),
+        rtvi("bot-llm-started"),
+        rtvi("bot-llm-text", {"text": "Second answer."}),
+        rtvi("bot-llm-stopped"),
+    ]:
+        await ws.send(message)
+    await ws.wait_closed()
+
+
+async def test_what_a_bot_says_before_echoing_the_turn_is_not_the_turns_reply() -> None:
+    heard: list[dict[str, Any]] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        await late_greeter(ws, heard)
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        agent = PipecatEvalAgent(url=f"ws://127.0.0.1:{port}/ws", settle_s=0.0)
+        assert await outputs(agent.greet(FixtureToolBox())) == [TurnFinished()]
+        replies = []
+        for text in ("First.", "Second."):
+            turn = CallerTurn(text=text, utterance_event_id="ev-00002")
+            replies.append(await outputs(agent.hear(turn, FixtureToolBox())))
+        await agent.close()
+    assert replies == [
+        [Said("First answer."), TurnFinished()],
+        [Said("Second answer."), TurnFinished()],
+    ]
