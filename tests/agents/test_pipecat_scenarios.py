@@ -82,3 +82,16 @@ def _assert_apart(through: dict[str, str], reasons: str, apart: dict[str, tuple[
     for name, (verdict, said) in apart.items():
         assert through[name] == verdict, reasons
         assert re.search(said, reasons), reasons
+
+
+@pytest.mark.models
+def test_on_voice_runs_the_lab_hears_the_caller_and_voices_the_bot_with_its_own_models(
+    pipecat_bot: Callable[[], str], capsys: pytest.CaptureFixture[str], fast_clock: object
+) -> None:
+    """The bot stays in text mode (pipecat's audio mode is not done): the lab's VAD and ASR
+    hear the scripted caller's audio and its TTS speaks the bot's replies, so barge-in works."""
+    scenarios = ("--scenario", "correction", "--scenario", "interruption")
+    through, reasons = _verdicts(
+        capsys, "--agent", f"pipecat:{pipecat_bot()}", "--channel", "voice", *scenarios
+    )
+    assert through == {"correction": "PASS", "interruption": "PASS"}, reasons
