@@ -7,7 +7,7 @@ CHROMIUM := /usr/bin/chromium
 # make run PORT=8080 serves the lab on another loopback port.
 PORT ?= 8000
 
-.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side clean cluster install-postgres test-scaled
+.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side clean cluster install-postgres test-scaled test-agents
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -87,6 +87,11 @@ bench: install-postgres $(PIPECAT_STAMP)
 # The two benchmarks that need more than make test installs, each with its own set-up.
 bench-scale: install-postgres
 	$(BIN)/python -m benchmarks.bench_scale
+
+# The outside-agent connectors end to end: the reference pipecat bot needs the pipecat venv, which
+# `make test` does not build (its tests skip there without it).
+test-agents: install $(PIPECAT_STAMP)
+	$(BIN)/python -m pytest -m pipecat tests/agents
 
 bench-side-by-side: install $(PIPECAT_STAMP)
 	$(BIN)/python -m benchmarks.bench_side_by_side

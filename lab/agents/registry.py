@@ -1,4 +1,4 @@
-"""Which connector reaches an agent spec ("scripted", "openai:URL"): a name → factory table.
+"""Which connector reaches an agent spec ("scripted", "openai:URL", "pipecat:ws://…/ws"): a table.
 
 A connector module the lab ships is imported only when a run names it (`lab.agents.<module>`
 must define `connect(spec: AgentSpec) -> AgentUnderTest`); tests register their own doubles.
@@ -14,7 +14,10 @@ from lab.agents.interface import AgentUnderTest
 
 SCRIPTED = "scripted"
 # Connectors the lab ships, by spec prefix, and the module that holds each one's `connect`.
-_SHIPPED: dict[str, str] = {"openai": "lab.agents.openai_chat"}
+_SHIPPED: dict[str, str] = {
+    "openai": "lab.agents.openai_chat",
+    "pipecat": "lab.agents.pipecat_eval",
+}
 API_KEY_ENV = "LAB_AGENT_API_KEY"
 
 Factory = Callable[["AgentSpec"], AgentUnderTest]

@@ -23,14 +23,19 @@ from lab.events.vocabulary import (
 ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp"]
 
 
-class AgentIdentity(PayloadModel):
+class AgentIdentity(EvolvingPayload):
     """Who was tested, as run.started records it; never a secret, only digests of what was given."""
+
+    _added_later: ClassVar[tuple[str, ...]] = ("tools_observed_only",)
 
     connector: ConnectorKind
     endpoint: str | None = None
     model: str | None = None
     tools_digest: str | None = None
     system_prompt_digest: str | None = None
+    # The agent runs its own tools (a pipecat bot's function handlers): the lab sees each call
+    # only after it ran, so the gate could not stand in front of it, guarded or not.
+    tools_observed_only: bool = False
 
     def label(self) -> str:
         """One line for pages and commands: 'openai http://127.0.0.1:9/v1 (model scripted)'."""
@@ -39,6 +44,8 @@ class AgentIdentity(PayloadModel):
             parts.append(self.endpoint)
         if self.model:
             parts.append(f"(model {self.model})")
+        if self.tools_observed_only:
+            parts.append("(its own tools, observed only: the gate could not stand in front)")
         return " ".join(parts)
 
 
@@ -151,7 +158,8 @@ class InputRejected(PayloadModel):
     reason: str
 
 
-AgentFaultKind = Literal["timeout", "http_error", "malformed", "disconnected"]
+# ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only).
+AgentFaultKind = Literal["timeout", "http_error", "malformed", "disconnected", "ungated"]
 
 
 class AgentFaulted(PayloadModel):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -33,6 +33,21 @@ class ToolCallInvalid(PayloadModel):
     call_id: str
     name: str
     reason: str
+
+
+class ToolCallObserved(PayloadModel):
+    """A call an agent ran on its own tools, as it reported it: seen after the fact, never gated.
+
+    The lookup or commit events that follow it (authorized by nothing) are the lab's sandbox
+    answering the same call, so the evaluator judges the call against the referee as usual.
+    """
+
+    type: Literal["tool.call.observed"] = "tool.call.observed"
+    call_id: str
+    name: str
+    # As the agent reported them (JSON, bounded by the connector), not only the tool's own fields.
+    arguments: dict[str, Any]
+    result: dict[str, Any] | None
 
 
 class LookupSucceeded(PayloadModel):

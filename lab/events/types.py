@@ -69,6 +69,7 @@ from lab.events.tool_events import (
     Receipt,
     ReconcileTrigger,
     ToolCallInvalid,
+    ToolCallObserved,
     option_grounds,
 )
 from lab.events.vocabulary import (
@@ -136,6 +137,7 @@ __all__ = [
     "SpeechEnded",
     "SpeechStarted",
     "ToolCallInvalid",
+    "ToolCallObserved",
     "Transcribed",
     "TranscriptSignal",
     "TurnCandidate",
@@ -172,6 +174,7 @@ EventPayload = Annotated[
     | InputRejected
     | AgentFaulted
     | ToolCallInvalid
+    | ToolCallObserved
     | SpeechStarted
     | SpeechEnded
     | Transcribed

@@ -7,6 +7,7 @@ malformed call is answered `invalid` and recorded; it never raises.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ from lab.events.types import (
     Operation,
     Outcome,
     ToolCallInvalid,
+    ToolCallObserved,
 )
 from lab.policy.gate import GateState
 from lab.runs.counters import RunCounters
@@ -42,6 +44,7 @@ from lab.tools.authorization import Authorization
 
 Record = Callable[[EventPayload], Awaitable[Event]]
 _REASON_CHARS = 500
+_OBSERVED_CHARS = 4000
 _OUTCOMES = (
     LookupSucceeded,
     LookupFailed,
@@ -78,6 +81,24 @@ class GatedToolBox:
         self.offered: list[ToolSpec] = offered_specs(frozenset(tools.adapters))
 
     async def call(self, call: ToolCall) -> ToolResult:
+        return await self._run(call, gated=self.guarded)
+
+    async def observe(self, call: ToolCall, result: dict[str, Any] | None) -> ToolResult:
+        """A call the agent already ran on its own tools: recorded as observed, then put to the
+        gate (guarded runs; it decides, it cannot stop what already ran) and to the sandbox, so
+        the decision, lookup and commit events the evaluator judges exist as for any call. A
+        `blocked` answer means the agent did what the gate forbids."""
+        await self.record(
+            ToolCallObserved(
+                call_id=call.call_id[:64],
+                name=call.name[:64],
+                arguments=_bounded(call.arguments),
+                result=_bounded(result) if result is not None else None,
+            )
+        )
+        return await self._run(call, gated=self.guarded)
+
+    async def _run(self, call: ToolCall, *, gated: bool) -> ToolResult:
         spec = TOOL_SPECS.get(call.name)
         if spec is None or spec not in self.offered:
             offered = ", ".join(s.name for s in self.offered)
@@ -90,8 +111,8 @@ class GatedToolBox:
             return await self._invalid(call, _validation_message(error))
         args: Args = parsed.model_dump(exclude_none=True)
         if spec.operation is Operation.LOOKUP:
-            return await self._lookup(call, spec, args)
-        return await self._commit(call, spec, args)
+            return await self._lookup(call, spec, args, gated)
+        return await self._commit(call, spec, args, gated)
 
     async def _invalid(self, call: ToolCall, reason: str) -> ToolResult:
         reason = reason[:_REASON_CHARS]
@@ -100,15 +121,16 @@ class GatedToolBox:
         )
         return ToolResult(call_id=call.call_id, kind="invalid", reason=reason)
 
-    async def _decide(self, request: GateRequest) -> Event | None:
-        return await self.record(self.gate.decide(request)) if self.guarded else None
+    async def _decide(self, request: GateRequest, gated: bool) -> Event | None:
+        return await self.record(self.gate.decide(request)) if gated else None
 
-    async def _lookup(self, call: ToolCall, spec: ToolSpec, args: Args) -> ToolResult:
+    async def _lookup(self, call: ToolCall, spec: ToolSpec, args: Args, gated: bool) -> ToolResult:
         revision = self.referee.revision
         decision = await self._decide(
             GateRequest(
                 operation=Operation.LOOKUP, action=spec.action, revision=revision, args=args
-            )
+            ),
+            gated,
         )
         if (blocked := _blocked(call, decision)) is not None:
             return blocked
@@ -125,7 +147,7 @@ class GatedToolBox:
                 return ToolResult(call.call_id, "failed", {"error": reason}, reason)
         return ToolResult(call.call_id, "failed", {"error": "no answer"}, "no answer")
 
-    async def _commit(self, call: ToolCall, spec: ToolSpec, args: Args) -> ToolResult:
+    async def _commit(self, call: ToolCall, spec: ToolSpec, args: Args, gated: bool) -> ToolResult:
         basis = self.referee.commit_basis(spec.action, args)
         proposal = basis.proposal
         decision = await self._decide(
@@ -136,7 +158,8 @@ class GatedToolBox:
                 args=args,
                 proposal_id=proposal.proposal_id if proposal else None,
                 confirmation_event_id=basis.confirmation_event_id,
-            )
+            ),
+            gated,
         )
         if (blocked := _blocked(call, decision)) is not None:
             return blocked
@@ -192,6 +215,15 @@ def _commit_result(call: ToolCall, outcome: EventPayload | None) -> ToolResult:
             return ToolResult(call.call_id, "failed", {"error": reason}, reason)
     reason = "the write's outcome is not known"
     return ToolResult(call.call_id, "failed", {"error": reason}, reason)
+
+
+def _bounded(value: dict[str, Any]) -> dict[str, Any]:
+    """A reported payload as the log keeps it: JSON values only, and not an agent's runaway text."""
+    text = json.dumps(value, default=str)
+    if len(text) > _OBSERVED_CHARS:
+        return {"truncated": text[:_OBSERVED_CHARS]}
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def _validation_message(error: ValidationError) -> str:

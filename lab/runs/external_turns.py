@@ -24,6 +24,7 @@ from lab.agents.interface import (
     CallerTurn,
     Cut,
     Said,
+    ToolObserved,
 )
 from lab.agents.interface import TurnFinished as Finished
 from lab.agents.referee import Readback, Referee
@@ -192,6 +193,18 @@ class ExternalAgentTurns:
                     match output:
                         case Said(text=text):
                             await self._say(text, purpose)
+                        case ToolObserved(call=call, result=result):
+                            # Its own tools already ran: the lab records the call, the gate's
+                            # decision on it and the sandbox's answer, so it is judged as any.
+                            answer = await self.toolbox.observe(call, result)
+                            if answer.kind == "blocked":
+                                await self._fault(
+                                    "ungated",
+                                    f"the agent ran {call.name} on its own tools, which the "
+                                    f"gate could not stand in front of; it blocks it: "
+                                    f"{answer.reason}",
+                                )
+                                return
                         case Finished():
                             return
                         case AgentFault(kind=kind, reason=reason):

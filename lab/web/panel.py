@@ -41,6 +41,7 @@ from lab.events.types import (
     SpeechEnded,
     SpeechStarted,
     ToolCallInvalid,
+    ToolCallObserved,
     Transcribed,
     TurnGraded,
     TurnGrounding,
@@ -152,6 +153,11 @@ def summarize(event: Event) -> str:
             return f"agent under test faulted ({p.fault_kind}): {p.reason}"
         case ToolCallInvalid() as p:
             return f"tool call {p.call_id} to {p.name} refused: {p.reason}"
+        case ToolCallObserved() as p:
+            return (
+                f"the agent ran its own {p.name} (call {p.call_id}); observed after the fact, "
+                "the gate could not stand in front of it"
+            )
         case RunEnded() as p:
             return f"run ended ({p.reason_kind}): {p.reason}"
         case SpeechStarted() as p:

@@ -18,8 +18,11 @@ from lab.agents.interface import (
     ToolBox,
     ToolCall,
     ToolCalled,
+    ToolObserved,
+    ToolResult,
     TurnFinished,
 )
+from tests.agents.toolbox import FixtureToolBox
 
 Habit = Literal[
     "well_behaved", "keeps_first_offer", "invents_slot", "hangs", "garbage_args", "raises"
@@ -94,3 +97,33 @@ class Outsider:
         called = ToolCalled(call=call, result=await tools.call(call))
         self.results.append(called)
         return called
+
+
+class _OwnTools(FixtureToolBox):
+    """The agent's own tools: the fixture tables, a commit answered with its receipt id."""
+
+    async def call(self, call: ToolCall) -> ToolResult:
+        result = await super().call(call)
+        if "receipt" in result.content:
+            receipt_id = result.content["receipt"]["receipt_id"]
+            return ToolResult(result.call_id, result.kind, {"receipt_id": receipt_id})
+        return result
+
+
+class ObservedOutsider(Outsider):
+    """The same agent running its own tools, as a pipecat bot does: the lab only sees its calls."""
+
+    def __init__(self, habit: Habit = "well_behaved") -> None:
+        super().__init__(habit)
+        self.identity = AgentIdentity(
+            connector="pipecat", endpoint="test://observed", model=habit, tools_observed_only=True
+        )
+        self.own_tools = _OwnTools()
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        async for output in super().hear(turn, self.own_tools):
+            if isinstance(output, ToolCalled):
+                result = {"kind": output.result.kind, "content": output.result.content}
+                yield ToolObserved(output.call, result)
+            else:
+                yield output

@@ -1,0 +1,180 @@
+"""The reference pipecat bot: a real pipecat 1.14 pipeline whose LLM is the lab's scripted agent.
+
+benchmarks/.pipecat-venv/bin/python agents/pipecat_bot/bot.py --host 127.0.0.1 --port 7860 \
+    --llm-url http://127.0.0.1:PORT/v1
+serves pipecat's development runner (`/ws` takes the eval harness, and the lab as one); each
+session is an `OpenAILLMService` pointed at the lab's reference OpenAI-compatible server
+(lab/agents/reference/openai_server.py) with the sandbox tools as pipecat function handlers.
+The handlers answer from the lab's fixture tables (fixtures/*.json), kept per session, so the
+bot runs its own tools as a team's bot would: the lab only observes the calls. Text mode only:
+no STT or TTS. Runs in the pipecat venv; the lab never imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from pipecat.adapters.schemas.function_schema import FunctionSchema
+from pipecat.adapters.schemas.tools_schema import ToolsSchema
+from pipecat.evals.transport import EvalTransportParams
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.runner.run import main
+from pipecat.runner.utils import create_transport
+from pipecat.services.llm_service import FunctionCallParams
+from pipecat.services.openai.llm import OpenAILLMService
+from pipecat.workers.runner import WorkerRunner
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+PARTS_OF_DAY = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24)}
+
+
+def _inline(schema: Any, defs: dict[str, Any]) -> Any:
+    """The JSON Schema with its `$ref`s to `$defs` written out (a FunctionSchema has no $defs)."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: _inline(v, defs) for k, v in schema.items() if k != "$defs"}
+    if isinstance(schema, list):
+        return [_inline(item, defs) for item in schema]
+    return schema
+
+
+def function_schemas(tools: list[dict[str, Any]]) -> list[FunctionSchema]:
+    schemas = []
+    for tool in tools:
+        function = tool["function"]
+        parameters = function.get("parameters", {})
+        parameters = _inline(parameters, parameters.get("$defs", {}))
+        schemas.append(
+            FunctionSchema(
+                name=function["name"],
+                description=function.get("description", ""),
+                properties=parameters.get("properties", {}),
+                required=parameters.get("required", []),
+            )
+        )
+    return schemas
+
+
+class Sandbox:
+    """One session's calendar and ledger, from the lab's fixtures: the bot's own tools."""
+
+    def __init__(self, fixtures: Path) -> None:
+        self.slots = json.loads((fixtures / "calendar.json").read_text())["slots"]
+        orders = json.loads((fixtures / "ledger.json").read_text())["orders"]
+        self.orders = {o["order_number"]: dict(o, refunded_cents=0) for o in orders}
+        self.booked: set[str] = set()
+        self.receipts = itertools.count(1)
+
+    def answer(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A tool's answer in the shape the lab's ToolBox gives it (kind, content, reason)."""
+        match name:
+            case "check_availability":
+                return _ok({"options": self._slots(args)})
+            case "book_appointment":
+                slot_id = args.get("slot_id")
+                slot = next((s for s in self.slots if s["slot_id"] == slot_id), None)
+                asked = (args.get("day"), args.get("time"))
+                if slot is None or (slot["day"], slot["time"]) != asked:
+                    return _failed(f"the calendar has no slot {args}")
+                if slot_id in self.booked:
+                    return _failed(f"slot {slot_id} is already booked")
+                self.booked.add(str(slot_id))
+                return _ok({"receipt_id": f"bot-{next(self.receipts)}", "replayed": False})
+            case "look_up_order":
+                order = self.orders.get(str(args.get("order_number")))
+                if order is None:
+                    return _ok({"options": []})
+                left = order["paid_cents"] - order["refunded_cents"]
+                found = {"order_number": order["order_number"], "max_amount_cents": left}
+                return _ok({"options": [found]})
+            case "issue_refund":
+                order = self.orders.get(str(args.get("order_number")))
+                amount = int(args.get("amount_cents") or 0)
+                if order is None:
+                    return _failed(f"the ledger has no order {args.get('order_number')}")
+                if amount <= 0 or order["refunded_cents"] + amount > order["paid_cents"]:
+                    return _failed(f"order {order['order_number']} cannot take {amount} cents")
+                order["refunded_cents"] += amount
+                return _ok({"receipt_id": f"bot-{next(self.receipts)}", "replayed": False})
+        return {"kind": "invalid", "content": {}, "reason": f"no tool {name!r}"}
+
+    def _slots(self, args: dict[str, Any]) -> list[dict[str, str]]:
+        found = []
+        for slot in self.slots:
+            if "day" in args and slot["day"] != args["day"]:
+                continue
+            part = args.get("part_of_day")
+            low, high = PARTS_OF_DAY.get(str(part), (0, 24)) if part else (0, 24)
+            if not low <= int(slot["time"][:2]) < high:
+                continue
+            if args.get("time") and slot["time"] != args["time"]:
+                continue
+            if slot["slot_id"] not in self.booked:
+                found.append(dict(slot))
+        return found
+
+
+def _ok(content: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "ok", "content": content, "reason": ""}
+
+
+def _failed(reason: str) -> dict[str, Any]:
+    return {"kind": "failed", "content": {"error": reason}, "reason": reason}
+
+
+def _load(args: argparse.Namespace) -> tuple[list[dict[str, Any]], Sandbox]:
+    """The offered tools' definitions and a fresh sandbox, read once per session."""
+    return json.loads(Path(args.tools).read_text()), Sandbox(Path(args.fixtures))
+
+
+async def bot(runner_args: Any) -> None:
+    """The runner's entry point: one pipeline per connection."""
+    args = runner_args.cli_args
+    tools, sandbox = _load(args)
+    transport = await create_transport(
+        runner_args,
+        {
+            # Text mode: the harness's turns arrive as RTVI send-text, so no audio in or out.
+            "eval": lambda: EvalTransportParams(audio_in_enabled=False, audio_out_enabled=False),
+        },
+    )
+    llm = OpenAILLMService(
+        api_key="reference",
+        base_url=args.llm_url,
+        settings=OpenAILLMService.Settings(model=args.model),
+    )
+
+    async def run_tool(params: FunctionCallParams) -> None:
+        await params.result_callback(sandbox.answer(params.function_name, dict(params.arguments)))
+
+    llm.register_function(None, run_tool)
+    context = LLMContext(tools=ToolsSchema(standard_tools=function_schemas(tools)))
+    user, assistant = LLMContextAggregatorPair(context)
+    pipeline = Pipeline([transport.input(), user, llm, transport.output(), assistant])
+    worker = PipelineWorker(pipeline, idle_timeout_secs=None)
+
+    @transport.event_handler("on_client_disconnected")
+    async def on_client_disconnected(transport: Any, client: Any) -> None:
+        await worker.cancel()
+
+    runner = WorkerRunner(handle_sigint=runner_args.handle_sigint)
+    await runner.run(worker)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="The lab's reference pipecat bot")
+    parser.add_argument("--llm-url", required=True, help="the reference server's /v1 URL")
+    parser.add_argument("--model", default="scripted")
+    parser.add_argument("--tools", default=str(HERE / "tools.json"))
+    parser.add_argument("--fixtures", default=str(ROOT / "fixtures"))
+    main(parser)

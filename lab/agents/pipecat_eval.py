@@ -1,0 +1,379 @@
+"""A pipecat bot as an agent under test, reached the way pipecat 1.14's own eval harness reaches it.
+
+Any bot run by pipecat's development runner (`pipecat.runner.run`) serves `/ws`; the harness
+(`pipecat/evals/client.py`, `client_transport.py`, `serializer.py`) connects there and speaks
+RTVI 2.2.0 JSON text frames, every message `{"label": "rtvi-ai", "type": …, "id"?, "data": …}`:
+
+- first `client-message` `{t: "eval-connect", d: {skip_tts, capture_bot_audio,
+  capture_bot_images}}`: `create_transport` reads it and builds the bot's eval transport
+  (`EvalFastAPIWebsocketTransport`) with those flags (the server transport reads them from the
+  URL query instead); then `client-ready` `{version: "2.2.0", about: {library}}`, answered by
+  the bot's RTVIProcessor with `bot-ready` `{version, about, capabilities}`;
+- `client-message` `{t: "eval-configure", d: {function_call_report_level: {"*": "full"}}}`
+  raises the bot's RTVIObserver report level for this connection only (its default, "none",
+  hides names, arguments and results); `eval-context` `{messages}` seeds the LLM context and
+  `eval-cancel` `{}` cancels the bot's pipeline;
+- a text turn is `send-text` `{content, options: {run_immediately: true, audio_response}}`;
+- the bot reports `bot-llm-started`, `bot-llm-text` `{text}` (streamed chunks; `llm-raw-text`
+  when its observer enables only raw text), `bot-llm-stopped`, `llm-function-call-started`
+  `{function_name}` (before the response that asked for it stops),
+  `llm-function-call-in-progress` `{tool_call_id, function_name, arguments}`,
+  `llm-function-call-stopped` `{tool_call_id, cancelled, function_name, result}`,
+  `bot-started-speaking` / `bot-stopped-speaking`, `bot-output`, `bot-interrupted`, `user-input`
+  `{text, input_type: "chat", final, msg_id}` (the echo of a send-text, by its id), `error`
+  `{error, fatal}`, `error-response`, and with `capture_bot_audio` `eval-bot-audio`
+  `{audio: base64 PCM16, sampleRate}`.
+
+A text turn's end on the wire (`bot-llm-stopped`) comes before the bot's own assistant
+aggregator, which sits after its output transport, has kept the reply; a `send-text` right
+then interrupts the bot and cuts the kept reply short (seen with pipecat 1.14: "…3:00 PM.
+Shall"). Nothing on the wire says the reply was kept, so a turn is sent only once the bot has
+been quiet for `settle_s`, as a caller takes a moment to answer.
+
+Audio mode is not done. On that wire the harness sends the user's audio, paced in real time, as
+`raw-audio` `{base64Audio, sampleRate, numChannels}` (the RTVIProcessor feeds it to the bot's
+input), connects with `skip_tts: false, capture_bot_audio: true`, and sends turns with
+`audio_response: true`; the bot's speech comes back as `eval-bot-audio` chunks between
+`bot-started-speaking` and `bot-stopped-speaking`, its words as `bot-tts-text` / `bot-output`.
+
+Text mode: the bot's LLM text comes back sentence by sentence as `Said`, each call it ran
+on its own function handlers as `ToolObserved` (the lab cannot stand in front of them), and its
+turn ends at the `bot-llm-stopped` of a response that started no call with none outstanding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+from websockets.protocol import State
+
+from lab.agents.chat_wire import Sentences
+from lab.agents.interface import (
+    AgentFault,
+    AgentIdentity,
+    AgentOutput,
+    CallerTurn,
+    Said,
+    ToolBox,
+    ToolCall,
+    ToolObserved,
+    TurnFinished,
+)
+from lab.agents.registry import AgentSpec, ConnectorUnavailable
+
+LABEL = "rtvi-ai"
+PROTOCOL_VERSION = "2.2.0"
+TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
+SETTLE_ENV = "LAB_PIPECAT_SETTLE_S"
+_MAX_MESSAGE = 1 << 22
+_MAX_SETTLES = 10
+_TEXT_TYPES = ("bot-llm-text", "llm-raw-text")
+
+
+def connect(spec: AgentSpec) -> PipecatEvalAgent:
+    """The registry's factory: `pipecat:ws://HOST:PORT/ws`."""
+    url = urlsplit(spec.endpoint)
+    if url.scheme not in ("ws", "wss") or not url.hostname:
+        raise ConnectorUnavailable(
+            f"pipecat endpoint {spec.endpoint!r} is not a ws:// or wss:// URL "
+            "(e.g. pipecat:ws://127.0.0.1:7860/ws)"
+        )
+    seconds = {}
+    for name, default in ((TIMEOUT_ENV, "20"), (SETTLE_ENV, "0.2")):
+        value = os.environ.get(name, default)
+        try:
+            seconds[name] = float(value)
+        except ValueError:
+            raise ConnectorUnavailable(f"{name}={value!r} is not seconds") from None
+    return PipecatEvalAgent(
+        url=spec.endpoint,
+        model=spec.model or None,
+        timeout_s=seconds[TIMEOUT_ENV],
+        settle_s=seconds[SETTLE_ENV],
+    )
+
+
+def public_endpoint(url: str) -> str:
+    """The URL as reports show it: no user, password, query or fragment (where tokens hide)."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def message(kind: str, data: dict[str, Any], message_id: str | None = None) -> str:
+    body: dict[str, Any] = {"label": LABEL, "type": kind, "data": data}
+    if message_id is not None:
+        body["id"] = message_id
+    return json.dumps(body)
+
+
+def eval_message(kind: str, data: dict[str, Any], message_id: str) -> str:
+    """One of the eval transport's own messages, in the `client-message` envelope."""
+    return message("client-message", {"t": kind, "d": data}, message_id)
+
+
+class _Closed(Exception):
+    """The bot closed the connection (or it broke)."""
+
+
+class _Garbage(Exception):
+    """The bot sent something that is not an RTVI JSON message."""
+
+
+class PipecatEvalAgent:
+    """One connection to one bot: the bot keeps the conversation, the lab sends turns."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        model: str | None = None,
+        timeout_s: float = 20.0,
+        handshake_timeout_s: float = 15.0,
+        settle_s: float = 0.2,
+    ) -> None:
+        self.url = url
+        self.settle_s = settle_s
+        self.timeout_s = timeout_s
+        self.handshake_timeout_s = handshake_timeout_s
+        self.identity = AgentIdentity(
+            connector="pipecat",
+            endpoint=public_endpoint(url),
+            model=model,
+            tools_observed_only=True,
+        )
+        self._ids = itertools.count(1)
+        self._ws: ClientConnection | None = None
+        self._inbox: asyncio.Queue[dict[str, Any] | Exception] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+        self.bot_about: dict[str, Any] = {}
+        self._last_heard = 0.0
+        self._echoes = False  # the bot has echoed a turn (user-input with its msg_id)
+
+    async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        """Connect and shake hands; the bot's own greeting, if any, is not the lab's to hear."""
+        try:
+            await self._open()
+        except TimeoutError:
+            yield AgentFault("timeout", f"no bot-ready within {self.handshake_timeout_s:g} s")
+            return
+        except _Garbage as error:
+            yield AgentFault("malformed", str(error))
+            return
+        except (_Closed, OSError, websockets.WebSocketException) as error:
+            yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
+            return
+        yield TurnFinished()
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        if self._ws is None:
+            yield AgentFault("disconnected", "the bot is not connected")
+            return
+        await self._settle()
+        self._drop_stale()
+        options = {"run_immediately": True, "audio_response": False}
+        try:
+            sent_id = self._id()
+            await self._ws.send(
+                message("send-text", {"content": turn.text, "options": options}, sent_id)
+            )
+            async for output in self._turn(sent_id):
+                yield output
+        except TimeoutError:
+            yield AgentFault("timeout", f"the bot sent nothing for {self.timeout_s:g} s mid-turn")
+        except _Garbage as error:
+            yield AgentFault("malformed", str(error))
+        except (_Closed, OSError, websockets.WebSocketException) as error:
+            yield AgentFault("disconnected", f"the bot closed the connection mid-turn: {error}")
+
+    async def close(self) -> None:
+        ws, self._ws = self._ws, None
+        try:
+            if ws is not None:
+                with contextlib.suppress(Exception):
+                    # As the harness ends a scenario: the bot tears its pipeline down itself.
+                    await ws.send(eval_message("eval-cancel", {}, self._id()))
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(ws.close(), timeout=2.0)
+        finally:
+            # Also when the run's task is cancelled mid-close: the socket is never left open.
+            if ws is not None and ws.state is not State.CLOSED:
+                ws.transport.abort()
+            if self._reader is not None:
+                self._reader.cancel()
+
+    # -- the wire -------------------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        async with asyncio.timeout(self.handshake_timeout_s):
+            self._ws = await websockets.connect(
+                self.url, max_size=_MAX_MESSAGE, open_timeout=None, proxy=None
+            )
+            self._reader = asyncio.create_task(self._read(self._ws))
+            flags = {"skip_tts": True, "capture_bot_audio": False, "capture_bot_images": False}
+            await self._ws.send(eval_message("eval-connect", flags, "eval-connect"))
+            ready = {"version": PROTOCOL_VERSION, "about": {"library": "voice-reliability-lab"}}
+            await self._ws.send(message("client-ready", ready, "client-ready"))
+            while (received := await self._next()).get("type") != "bot-ready":
+                pass
+        data = received.get("data")
+        about = data.get("about") if isinstance(data, dict) else None
+        self.bot_about = dict(about) if isinstance(about, dict) else {}
+        level = {"function_call_report_level": {"*": "full"}}
+        await self._ws.send(eval_message("eval-configure", level, self._id()))
+
+    async def _read(self, ws: ClientConnection) -> None:
+        """Every message the bot sends, parsed, into the inbox; a close or garbage ends it."""
+        try:
+            async for frame in ws:
+                if isinstance(frame, bytes):
+                    continue  # the eval wire is JSON text; binary frames carry nothing for us
+                try:
+                    parsed = json.loads(frame)
+                except ValueError:
+                    await self._inbox.put(_Garbage(f"the bot sent non-JSON: {frame[:120]!r}"))
+                    return
+                if not isinstance(parsed, dict) or parsed.get("label") != LABEL:
+                    await self._inbox.put(
+                        _Garbage(f"the bot sent a non-RTVI message: {frame[:120]!r}")
+                    )
+                    return
+                self._last_heard = asyncio.get_running_loop().time()
+                await self._inbox.put(parsed)
+            await self._inbox.put(_Closed(f"code {ws.close_code} {ws.close_reason or ''}".strip()))
+        except websockets.WebSocketException as error:
+            await self._inbox.put(_Closed(str(error)))
+
+    async def _next(self) -> dict[str, Any]:
+        item = await asyncio.wait_for(self._inbox.get(), timeout=self.timeout_s)
+        if isinstance(item, Exception):
+            # Seen once is seen for good: a broken connection stays broken for the next turn.
+            self._inbox.put_nowait(item)
+            raise item
+        return item
+
+    async def _settle(self) -> None:
+        """Wait until the bot has been quiet for settle_s (see the module docstring)."""
+        loop = asyncio.get_running_loop()
+        # Bounded: a bot that never falls quiet gets the turn anyway, after a few settles.
+        for _ in range(_MAX_SETTLES):
+            quiet = loop.time() - self._last_heard
+            if quiet >= self.settle_s:
+                return
+            await asyncio.sleep(self.settle_s - quiet)
+
+    def _drop_stale(self) -> None:
+        """What the bot said between turns (a late greeting) is not this turn's reply."""
+        kept: list[dict[str, Any] | Exception] = []
+        while not self._inbox.empty():
+            item = self._inbox.get_nowait()
+            if isinstance(item, Exception):
+                kept.append(item)
+        for item in kept:
+            self._inbox.put_nowait(item)
+
+    def _id(self) -> str:
+        return str(next(self._ids))
+
+    async def _turn(self, sent_id: str) -> AsyncIterator[AgentOutput]:
+        """The bot's messages until its turn ends, as Said / ToolObserved / TurnFinished.
+
+        The bot echoes the turn (`user-input` with its msg_id) before it answers it; what came
+        before the echo is an earlier reply still streaming (a greeting) and is dropped. Until a
+        bot has echoed once, a reply ending before the echo is taken as this turn's.
+        """
+        reply, echoed = _Reply(), False
+        held: list[AgentOutput] = []
+        while not reply.finished:
+            received = await self._next()
+            kind, data = received.get("type"), received.get("data")
+            data = data if isinstance(data, dict) else {}
+            if not echoed and kind == "user-input" and str(data.get("msg_id")) == sent_id:
+                reply, echoed, held, self._echoes = _Reply(), True, [], True
+                continue
+            outputs = reply.take(str(kind), data)
+            if echoed:
+                for output in outputs:
+                    yield output
+            elif reply.finished and self._echoes:
+                reply, held = _Reply(), []  # an earlier reply's end: this turn's is still to come
+            elif reply.finished:
+                for output in [*held, *outputs]:
+                    yield output
+            else:
+                held.extend(outputs)
+
+
+class _Reply:
+    """One reply as its RTVI reports arrive; `take` turns each into the outputs it makes."""
+
+    def __init__(self) -> None:
+        self.sentences = Sentences()
+        self.text_type: str | None = None
+        self.started_calls = self.outstanding = 0
+        self.calls: dict[str, ToolCall] = {}
+        self.finished = False
+
+    def take(self, kind: str, data: dict[str, Any]) -> list[AgentOutput]:
+        if kind in _TEXT_TYPES and isinstance(data.get("text"), str):
+            self.text_type = self.text_type or kind
+            if kind == self.text_type:
+                return [Said(sentence) for sentence in self.sentences.feed(data["text"])]
+        elif kind == "bot-llm-started":
+            self.started_calls = 0
+        elif kind == "llm-function-call-started":
+            self.started_calls += 1
+            self.outstanding += 1
+        elif kind == "llm-function-call-in-progress":
+            call = _call(data)
+            self.calls[call.call_id] = call
+        elif kind == "llm-function-call-stopped":
+            self.outstanding = max(0, self.outstanding - 1)
+            call_id = str(data.get("tool_call_id", ""))
+            call = self.calls.pop(call_id) if call_id in self.calls else _call(data)
+            if not data.get("cancelled"):
+                return [ToolObserved(call, _result(data.get("result")))]
+        elif kind == "bot-llm-stopped":
+            said: list[AgentOutput] = [Said(s) for s in self.sentences.rest()]
+            if self.started_calls == 0 and self.outstanding == 0:
+                self.finished = True
+                return [*said, TurnFinished()]
+            return said
+        elif kind in ("error", "error-response"):
+            self.finished = True
+            return [AgentFault("malformed", f"the bot reported an error: {data.get('error')}")]
+        return []
+
+
+def _call(data: dict[str, Any]) -> ToolCall:
+    arguments = data.get("arguments")
+    return ToolCall(
+        call_id=str(data.get("tool_call_id", "")),
+        name=str(data.get("function_name") or ""),
+        arguments=dict(arguments) if isinstance(arguments, dict) else {},
+    )
+
+
+def _result(result: object) -> dict[str, Any] | None:
+    """A function's result as reported: an object as is, anything else (a string) wrapped."""
+    if result is None:
+        return None
+    if isinstance(result, dict):
+        return result
+    if isinstance(result, str):
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(result)
+            if isinstance(parsed, dict):
+                return parsed
+    return {"value": result}
