@@ -201,7 +201,7 @@ def test_the_readme_example_list_grades_a_call_of_its_own_business(tmp_path):
     code, out, _ = gradeturns(write(tmp_path, "d.jsonl", jsonl(lines)), "--constraints", listing)
     assert code == 1
     assert [line.split()[:2] for line in out[:-1]] == [
-        ["d1-a1", "unsupported"],
-        ["d1-a2", "supported"],
+        ["d1/d1-a1", "unsupported"],
+        ["d1/d1-a2", "supported"],
     ]
     assert "shine_v1" in out[-1]

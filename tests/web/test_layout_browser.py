@@ -76,7 +76,9 @@ def test_the_run_page_and_the_queue_keep_every_label_on_one_line(
     username = f"layout-{uuid.uuid4().hex[:8]}"
     create_member(username, "owner")
     sign_in(page, lab_server, username)
+    # Signed in as the owner: only a member who may act stores a graded call in the tenant.
     upload = page.context.browser.new_context().new_page()
+    sign_in(upload, lab_server, username)
     upload.goto(f"{lab_server}/grade/")
     upload.set_input_files(
         "#transcript-file",
