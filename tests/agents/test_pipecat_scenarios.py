@@ -24,14 +24,16 @@ from tests.agents.conftest import needs_pipecat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
-# Mode → scenario → its verdict through the wire and what the reasons say.
+# Mode → scenario → its verdict through the wire and what the reasons say. The bot answers the
+# facts question without the lab's retrieval window, so its answer cites nothing: the fail-closed
+# grader (v2) no longer calls its claims unsupported, and answers_cite is what fails.
 NOT_THROUGH_THE_WIRE = {
     "guarded": {
-        "facts_before_booking": ("FAIL", r"Contradicted: .*nothing_unsupported by ev-\d{5}"),
+        "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),
         "tool_timeout": ("INCONCLUSIVE", r"ended abandoned \(the scripted caller waited"),
     },
     "as-is": {
-        "facts_before_booking": ("FAIL", r"Contradicted: .*nothing_unsupported by ev-\d{5}"),
+        "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),
         "tool_timeout": ("FAIL", r"Contradicted: .*nothing_invented by ev-\d{5}"),
     },
 }
