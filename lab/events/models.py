@@ -8,6 +8,17 @@ from django.conf import settings
 from django.db import models
 
 
+class TrialGroup(models.Model):
+    """The runs of one `runscenarios --trials K` invocation: each scenario played K times."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    trials = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"trials {self.id} (K={self.trials})"
+
+
 class Run(models.Model):
     class Status(models.TextChoices):
         ACTIVE = "active"
@@ -52,10 +63,22 @@ class Run(models.Model):
     # others must wait before taking over. The holder is fenced on every append.
     driver_token = models.CharField(max_length=64, blank=True, default="")
     driver_expires_at = models.DateTimeField(null=True, blank=True)
+    # Which repeat trial of which invocation the run is (lab/runs/trials.py); a run is evidence
+    # of its own, so it outlives its group.
+    trial_group = models.ForeignKey(
+        TrialGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    trial_index = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["owner_hash", "-created_at"], name="run_owner_recent")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["trial_group", "scenario_id", "trial_index"],
+                name="run_trial_unique_per_group",
+            )
+        ]
 
     def __str__(self) -> str:
         grounding = ", ungrounded" if self.ungrounded else ""

@@ -1,5 +1,5 @@
 """What a flag's card links to, for the tenant's members: the call's transcript from its audit
-rows, and a lab run's stored log and signed evidence report.
+rows, a lab run's stored log and signed evidence report, and a repeat-trial group's runs.
 
 These are the tenant's view of its own audit rows, read-only: a run is reachable here only when
 it was run for the tenant (Run.tenant) and has audit rows of it, and its owner-only pages under
@@ -20,12 +20,14 @@ from lab.events import store
 from lab.events.models import Run
 from lab.operator.calls import call_turns
 from lab.operator.members import members_only
+from lab.runs.trials import trial_runs_of_tenant, trial_table
 from lab.scenarios.catalog import UnknownScenario, contract_get
 from lab.web.panel import panel_context
 from lab.web.report_views import report_download
 
 NO_CALL = "This tenant has no audited call with this id."
 NO_RUN = "This tenant has no audited turn in a run with this id."
+NO_TRIALS = "This tenant has no trials with this id."
 
 
 def tenant_run(tenant: str, run_id: UUID) -> Run:
@@ -85,3 +87,14 @@ def run_snapshot(request: HttpRequest, tenant: str, role: Role, run_id: UUID) ->
 def run_report(request: HttpRequest, tenant: str, role: Role, run_id: UUID) -> HttpResponse:
     """The run's signed evidence report, as its owner downloads it from the run page."""
     return report_download(tenant_run(tenant, run_id))
+
+
+@never_cache
+@require_safe
+@members_only
+def trials_page(request: HttpRequest, tenant: str, role: Role, group_id: UUID) -> HttpResponse:
+    """A repeat-trial group's runs for the tenant, side by side, each linking to its snapshot."""
+    table = trial_table(trial_runs_of_tenant(group_id, tenant))
+    if table is None:
+        raise Http404(NO_TRIALS)
+    return render(request, "web/trials.html", {"table": table, "tenant": tenant})

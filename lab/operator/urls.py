@@ -16,4 +16,9 @@ urlpatterns = [
         evidence.run_report,
         name="operator_run_report",
     ),
+    path(
+        "t/<slug:tenant>/trials/<uuid:group_id>/",
+        evidence.trials_page,
+        name="operator_trials",
+    ),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lab.accounts.agents import AgentRef
 from lab.agents.registry import AgentSpec
-from lab.events.models import Run
+from lab.events.models import Run, TrialGroup
 from lab.events.types import Channel, Mode
 from lab.runs.ownership import headless_owner_token, token_digest
 from lab.scenarios.catalog import contract_get
@@ -19,13 +19,15 @@ def run_start(
     ungrounded: bool = False,
     agent: AgentSpec | None = None,
     tenant_agent: AgentRef | None = None,
+    trial: tuple[TrialGroup, int] | None = None,
 ) -> Run:
     """Create a run of a known scenario owned by owner_token (default: this process's headless
     owner, for runs it plays itself); raises UnknownScenario for any other id.
 
     agent names an agent under test the lab did not write (None or scripted: the lab's own).
     tenant_agent, already checked (lab.accounts.agents), is whose run it is: its audit rows go
-    to that tenant. Without one the run is public and writes into no tenant."""
+    to that tenant. Without one the run is public and writes into no tenant. trial is the
+    repeat-trial group and 1-based index the run fills (runscenarios --trials)."""
     contract = contract_get(scenario_id)
     return Run.objects.create(
         scenario_id=contract.id,
@@ -40,4 +42,6 @@ def run_start(
         owner_hash=token_digest(owner_token or headless_owner_token()),
         tenant=tenant_agent.tenant if tenant_agent else "",
         agent=tenant_agent.slug if tenant_agent else "",
+        trial_group=trial[0] if trial else None,
+        trial_index=trial[1] if trial else None,
     )

@@ -130,6 +130,10 @@ def _page_context(request: HttpRequest, access: RunAccess) -> dict[str, Any]:
         "role": "connecting" if access.may_drive else "shared",
         **urls,
         **panel_context(contract, events),
+        # A share link opens this run only, not the other trials of its group.
+        "trials_url": reverse("trials_page", args=[run.trial_group_id])
+        if run.trial_group_id and access.may_drive
+        else "",
         # Before run.started names it, the run's own spec says which agent will be tested.
         **({"agent_under_test": _spec_label(run)} if not events and run.agent_connector else {}),
     }

@@ -13,6 +13,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.urls import reverse
 from pydantic import ValidationError
 
 from lab.accounts.agents import AgentRef, AgentRefused, agent_named
@@ -27,13 +28,14 @@ from lab.asgi import application
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
 from lab.events import store
-from lab.events.models import Run
+from lab.events.models import Run, TrialGroup
 from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
 from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
+from lab.runs.trials import trial_group_create
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
 from lab.scenarios.contracts import CallerLine, Contract
 from lab.web.access import owner_session_new, session_cookie
@@ -209,15 +211,23 @@ class Command(BaseCommand):
             if any(verdict is not Verdict.PASS for verdict in verdicts):
                 raise SystemExit(1)
             return
-        passed = [self._trials(contract, start, lines, out, trials) for contract in contracts]
+        group = trial_group_create(trials=trials)
+        passed = [self._trials(contract, start, lines, out, group) for contract in contracts]
         self.stdout.write(
             f"pass^{trials}: {sum(k == trials for k in passed)}/{len(passed)} scenarios; "
             f"{sum(passed)}/{len(passed) * trials} trials passed; agent {agent.label()}"
         )
+        self.stdout.write(f"trials page: {_trials_path(group, tenant_agent)}")
         if any(k != trials for k in passed):
             raise SystemExit(1)
 
-    def _play(self, contract: Contract, start: RunStart, lines: list[str] | None) -> Run:
+    def _play(
+        self,
+        contract: Contract,
+        start: RunStart,
+        lines: list[str] | None,
+        trial: tuple[TrialGroup, int] | None = None,
+    ) -> Run:
         run = run_start(
             scenario_id=contract.id,
             mode=start.mode,
@@ -225,6 +235,7 @@ class Command(BaseCommand):
             ungrounded=start.ungrounded,
             agent=start.agent,
             tenant_agent=start.tenant_agent,
+            trial=trial,
         )
         asyncio.run(play_free(run, lines) if lines else play_headless(run))
         return run
@@ -248,12 +259,13 @@ class Command(BaseCommand):
         start: RunStart,
         lines: list[str] | None,
         out: Path | None,
-        trials: int,
+        group: TrialGroup,
     ) -> int:
         """Run one scenario K times; prints pass^K and the pass rate, returns how many passed."""
         passed = 0
+        trials = group.trials
         for trial in range(1, trials + 1):
-            run = self._play(contract, start, lines)
+            run = self._play(contract, start, lines, (group, trial))
             evaluation = evaluate(contract, store.run_events(run))
             if evaluation.verdict is Verdict.PASS:
                 passed += 1
@@ -278,6 +290,15 @@ class RunStart:
     ungrounded: bool
     agent: AgentSpec
     tenant_agent: AgentRef | None
+
+
+def _trials_path(group: TrialGroup, tenant_agent: AgentRef | None) -> str:
+    """Where the trials are shown side by side: to the tenant's members when the runs were for
+    one, else to the runs' owner, this process (the page's rules are the runs' own)."""
+    if tenant_agent is not None:
+        return reverse("operator_trials", args=[tenant_agent.tenant, group.id])
+    path = reverse("trials_page", args=[group.id])
+    return f"{path} (the runs are this process's own: with --tenant T --agent-slug S, T's members see them)"
 
 
 def _agent(options: dict[str, Any]) -> AgentSpec:

@@ -1,0 +1,146 @@
+"""Repeat trials side by side: per scenario, one cell per trial, pass^k and the pass rate.
+
+A viewer sees a group through its runs, by the runs' own rules: the runs it owns
+(lab.runs.ownership) or, for a tenant's members, the tenant's audited runs (as the tenant's
+run snapshots are reached). Each cell is the run's stored log re-evaluated, never a stored verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from uuid import UUID
+
+from lab.evaluation.evaluator import evaluate
+from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
+from lab.events import store
+from lab.events.models import Run, TrialGroup
+from lab.runs.ownership import runs_owned
+from lab.scenarios.catalog import UnknownScenario, contract_get
+
+
+def trial_group_create(*, trials: int) -> TrialGroup:
+    return TrialGroup.objects.create(trials=trials)
+
+
+@dataclass(frozen=True)
+class TrialCell:
+    """One trial of one scenario; run is None when no run the viewer may see fills it."""
+
+    index: int
+    run: Run | None = None
+    evaluation: Evaluation | None = None
+    # The first assertion that failed (contradicted, else left without evidence) and the
+    # event that contradicts it, with that event's type.
+    failing: AssertionResult | None = None
+    event_id: str = ""
+    event_type: str = ""
+    problem: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.evaluation is not None and self.evaluation.verdict is Verdict.PASS
+
+
+@dataclass(frozen=True)
+class ScenarioTrials:
+    scenario_id: str
+    cells: list[TrialCell]
+
+    @property
+    def passed(self) -> int:
+        return sum(cell.passed for cell in self.cells)
+
+    @property
+    def pass_k(self) -> bool:
+        """All K trials passed; a trial with no run to show counts as not passed."""
+        return self.passed == len(self.cells)
+
+
+@dataclass(frozen=True)
+class TrialTable:
+    group: TrialGroup
+    rows: list[ScenarioTrials]
+    agent: str
+    mode: str
+    channel: str
+
+    @property
+    def pass_k_count(self) -> int:
+        return sum(row.pass_k for row in self.rows)
+
+
+def trial_runs_owned(group_id: UUID, owner_token: str | None, user_id: int | None) -> list[Run]:
+    """The group's runs the session's owner token or signed-in user owns."""
+    return list(runs_owned(owner_token, user_id).filter(trial_group_id=group_id))
+
+
+def trial_runs_of_tenant(group_id: UUID, tenant: str) -> list[Run]:
+    """The group's runs that were the tenant's and have its audit rows (as tenant_run asks)."""
+    runs = Run.objects.filter(
+        trial_group_id=group_id, tenant=tenant, audit_records__tenant=tenant
+    ).distinct()
+    return list(runs)
+
+
+def trial_table(runs: Iterable[Run]) -> TrialTable | None:
+    """The side-by-side table of the runs' group; None when there are no runs (nothing to see)."""
+    seen = sorted(runs, key=lambda run: (run.scenario_id, run.trial_index or 0))
+    if not seen or seen[0].trial_group is None:
+        return None
+    group = seen[0].trial_group
+    by_slot = {(run.scenario_id, run.trial_index): run for run in seen}
+    rows = [
+        ScenarioTrials(
+            scenario_id=scenario_id,
+            cells=[_cell(index, by_slot.get((scenario_id, index))) for index in _indexes(group)],
+        )
+        for scenario_id in sorted({run.scenario_id for run in seen})
+    ]
+    first = seen[0]
+    return TrialTable(
+        group=group, rows=rows, agent=agent_label(first), mode=first.mode, channel=first.channel
+    )
+
+
+def agent_label(run: Run) -> str:
+    if not run.agent_connector:
+        return "the lab's scripted agent (in process)"
+    model = f"(model {run.agent_model})" if run.agent_model else ""
+    return " ".join(part for part in (run.agent_connector, run.agent_endpoint, model) if part)
+
+
+def _indexes(group: TrialGroup) -> range:
+    return range(1, group.trials + 1)
+
+
+def _cell(index: int, run: Run | None) -> TrialCell:
+    if run is None:
+        return TrialCell(index=index, problem="no run of this trial to show")
+    try:
+        contract = contract_get(run.scenario_id)
+    except UnknownScenario as error:
+        return TrialCell(index=index, run=run, problem=str(error))
+    events = store.run_events(run)
+    evaluation = evaluate(contract, events)
+    failing = _first_failing(evaluation)
+    event_id = failing.contradicting[0] if failing and failing.contradicting else ""
+    types = {event.id: event.type for event in events}
+    return TrialCell(
+        index=index,
+        run=run,
+        evaluation=evaluation,
+        failing=failing,
+        event_id=event_id,
+        event_type=types.get(event_id, ""),
+    )
+
+
+def _first_failing(evaluation: Evaluation) -> AssertionResult | None:
+    if evaluation.verdict is Verdict.PASS:
+        return None
+    for state in (AssertionState.CONTRADICTED, AssertionState.NO_EVIDENCE):
+        for result in evaluation.assertions:
+            if result.state is state:
+                return result
+    return None
