@@ -31,10 +31,9 @@ class TrialCell:
     run: Run | None = None
     evaluation: Evaluation | None = None
     # The first assertion that failed (contradicted, else left without evidence) and the
-    # event that contradicts it, with that event's type.
+    # events that contradict it, as (id, type), in the evaluator's order.
     failing: AssertionResult | None = None
-    event_id: str = ""
-    event_type: str = ""
+    events: tuple[tuple[str, str], ...] = ()
     problem: str = ""
 
     @property
@@ -124,15 +123,14 @@ def _cell(index: int, run: Run | None) -> TrialCell:
     events = store.run_events(run)
     evaluation = evaluate(contract, events)
     failing = _first_failing(evaluation)
-    event_id = failing.contradicting[0] if failing and failing.contradicting else ""
     types = {event.id: event.type for event in events}
+    against = failing.contradicting if failing else []
     return TrialCell(
         index=index,
         run=run,
         evaluation=evaluation,
         failing=failing,
-        event_id=event_id,
-        event_type=types.get(event_id, ""),
+        events=tuple((event_id, types.get(event_id, "")) for event_id in against),
     )
 
 
