@@ -144,7 +144,8 @@ def test_three_trials_of_a_faulty_agent_show_side_by_side_with_pass_3_per_scenar
     assert "Agent under test: openai " in html
     # Each run's page leads back to its group.
     first = runs.get(scenario_id="correction", trial_index=1)
-    assert f'href="{path}" id="trials-link">trial 1 of' in owner.get(f"/runs/{first.id}/").content.decode()
+    run_page = owner.get(f"/runs/{first.id}/").content.decode()
+    assert f'href="{path}" id="trials-link">trial 1 of' in run_page
 
 
 @pytest.fixture

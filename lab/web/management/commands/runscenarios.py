@@ -298,7 +298,10 @@ def _trials_path(group: TrialGroup, tenant_agent: AgentRef | None) -> str:
     if tenant_agent is not None:
         return reverse("operator_trials", args=[tenant_agent.tenant, group.id])
     path = reverse("trials_page", args=[group.id])
-    return f"{path} (the runs are this process's own: with --tenant T --agent-slug S, T's members see them)"
+    return (
+        f"{path} (open to the runs' owner, this process; "
+        "with --tenant T --agent-slug S the page is T's members' to open)"
+    )
 
 
 def _agent(options: dict[str, Any]) -> AgentSpec:
