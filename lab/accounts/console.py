@@ -18,6 +18,7 @@ _PAGES = (
     ("queue_page", "Queue", lambda role: True),
     ("rollup_page", "Rollup", can_view_rollup),
     ("alerts_page", "Alerts", can_manage),
+    ("operator_trials_list", "Trials", lambda role: True),
     ("agents_page", "Agents", lambda role: True),
 )
 

@@ -20,7 +20,7 @@ from lab.events import store
 from lab.events.models import Run
 from lab.operator.calls import call_turns
 from lab.operator.members import members_only
-from lab.runs.trials import trial_runs_of_tenant, trial_table
+from lab.runs.trials import trial_groups_of_tenant, trial_runs_of_tenant, trial_table
 from lab.scenarios.catalog import UnknownScenario, contract_get
 from lab.web.panel import panel_context
 from lab.web.report_views import report_download
@@ -98,3 +98,12 @@ def trials_page(request: HttpRequest, tenant: str, role: Role, group_id: UUID) -
     if table is None:
         raise Http404(NO_TRIALS)
     return render(request, "web/trials.html", {"table": table, "tenant": tenant})
+
+
+@never_cache
+@require_safe
+@members_only
+def trials_list(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
+    """The tenant's newest repeat-trial groups, each linking to its side-by-side page."""
+    context = {"tenant": tenant, "groups": trial_groups_of_tenant(tenant)}
+    return render(request, "operator/trials.html", context)

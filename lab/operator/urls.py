@@ -16,6 +16,7 @@ urlpatterns = [
         evidence.run_report,
         name="operator_run_report",
     ),
+    path("t/<slug:tenant>/trials/", evidence.trials_list, name="operator_trials_list"),
     path(
         "t/<slug:tenant>/trials/<uuid:group_id>/",
         evidence.trials_page,

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from uuid import UUID
 
+from django.db.models import Count, Q
+
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
 from lab.events import store
@@ -80,6 +82,30 @@ def trial_runs_of_tenant(group_id: UUID, tenant: str) -> list[Run]:
         trial_group_id=group_id, tenant=tenant, audit_records__tenant=tenant
     ).distinct()
     return list(runs)
+
+
+@dataclass(frozen=True)
+class TrialGroupSummary:
+    group: TrialGroup
+    scenarios: int
+    runs: int
+
+
+def trial_groups_of_tenant(tenant: str, *, limit: int = 50) -> list[TrialGroupSummary]:
+    """The tenant's newest groups (those with runs it may see), without evaluating any run."""
+    theirs = Q(runs__tenant=tenant, runs__audit_records__tenant=tenant)
+    groups = (
+        TrialGroup.objects.filter(theirs)
+        .annotate(
+            seen_runs=Count("runs", filter=theirs, distinct=True),
+            seen_scenarios=Count("runs__scenario_id", filter=theirs, distinct=True),
+        )
+        .order_by("-created_at")[:limit]
+    )
+    return [
+        TrialGroupSummary(group=group, scenarios=group.seen_scenarios, runs=group.seen_runs)
+        for group in groups
+    ]
 
 
 def trial_table(runs: Iterable[Run]) -> TrialTable | None:

@@ -185,7 +185,12 @@ def test_a_tenants_trials_are_its_members_and_another_tenants_group_is_a_404(
         snapshot = viewer.get(f"/t/demo/runs/{run.id}/").content.decode()
         assert f'href="{path}" id="trials-link"' in snapshot
 
+    listed = viewer.get("/t/demo/trials/").content.decode()
+    assert f'href="{path}"' in listed
+    assert 'href="/t/demo/trials/"' in html  # the page leads to the tenant's list
+
     outsider = _member(tenants, "acme", "owner")
+    assert str(group.id) not in outsider.get("/t/acme/trials/").content.decode()
     assert outsider.get(f"/t/acme/trials/{group.id}/").status_code == 404
     assert outsider.get(path).status_code == 404
     assert viewer.get(f"/t/acme/trials/{group.id}/").status_code == 404
