@@ -73,15 +73,14 @@ class TrialTable:
 
 def trial_runs_owned(group_id: UUID, owner_token: str | None, user_id: int | None) -> list[Run]:
     """The group's runs the session's owner token or signed-in user owns."""
-    return list(runs_owned(owner_token, user_id).filter(trial_group_id=group_id))
+    runs = runs_owned(owner_token, user_id).filter(trial_group_id=group_id)
+    return list(runs.select_related("trial_group"))
 
 
 def trial_runs_of_tenant(group_id: UUID, tenant: str) -> list[Run]:
     """The group's runs that were the tenant's and have its audit rows (as tenant_run asks)."""
-    runs = Run.objects.filter(
-        trial_group_id=group_id, tenant=tenant, audit_records__tenant=tenant
-    ).distinct()
-    return list(runs)
+    runs = Run.objects.filter(trial_group_id=group_id, tenant=tenant, audit_records__tenant=tenant)
+    return list(runs.distinct().select_related("trial_group"))
 
 
 @dataclass(frozen=True)
