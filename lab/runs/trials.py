@@ -117,25 +117,24 @@ def trial_table(runs: Iterable[Run]) -> TrialTable | None:
     rows = [
         ScenarioTrials(
             scenario_id=scenario_id,
-            cells=[_cell(index, by_slot.get((scenario_id, index))) for index in _indexes(group)],
+            cells=[
+                _cell(index, by_slot.get((scenario_id, index)))
+                for index in range(1, group.trials + 1)
+            ],
         )
         for scenario_id in sorted({run.scenario_id for run in seen})
     ]
     first = seen[0]
     return TrialTable(
-        group=group, rows=rows, agent=agent_label(first), mode=first.mode, channel=first.channel
+        group=group, rows=rows, agent=_agent_label(first), mode=first.mode, channel=first.channel
     )
 
 
-def agent_label(run: Run) -> str:
+def _agent_label(run: Run) -> str:
     if not run.agent_connector:
         return "the lab's scripted agent (in process)"
     model = f"(model {run.agent_model})" if run.agent_model else ""
     return " ".join(part for part in (run.agent_connector, run.agent_endpoint, model) if part)
-
-
-def _indexes(group: TrialGroup) -> range:
-    return range(1, group.trials + 1)
 
 
 def _cell(index: int, run: Run | None) -> TrialCell:
