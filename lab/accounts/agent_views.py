@@ -134,8 +134,12 @@ def _page(
     return render(request, "accounts/agents.html", context, status=status)
 
 
-def _posted(request: HttpRequest) -> dict[str, str]:
-    return {key: str(request.POST.get(key, "")).strip()[:500] for key in (*FIELDS, "slug")}
+def _posted(request: HttpRequest, errors: dict[str, str]) -> dict[str, str]:
+    """The form's values to show again; a refused key's variable is not (it may be a key)."""
+    values = {key: str(request.POST.get(key, "")).strip()[:500] for key in (*FIELDS, "slug")}
+    if "secret_env" in errors:
+        values["secret_env"] = ""
+    return values
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -150,14 +154,16 @@ def agents_page(request: HttpRequest, tenant: str) -> HttpResponse:
         return _forbidden()
     form, errors = _read(NewAgentForm, request.POST)
     if not isinstance(form, NewAgentForm):
-        return _page(request, tenant, role, values=_posted(request), errors=errors, status=400)
+        values = _posted(request, errors)
+        return _page(request, tenant, role, values=values, errors=errors, status=400)
     owner = get_object_or_404(Tenant, slug=tenant)
     try:
         with transaction.atomic():
             Agent.objects.create(tenant=owner, **form.model_dump())
     except IntegrityError:
         taken = {"slug": f"{tenant} already has an agent {form.slug}"}
-        return _page(request, tenant, role, values=_posted(request), errors=taken, status=400)
+        values = _posted(request, taken)
+        return _page(request, tenant, role, values=values, errors=taken, status=400)
     return redirect("agents_page", tenant=tenant)
 
 
@@ -176,7 +182,7 @@ def agent_edit(request: HttpRequest, tenant: str, slug: str) -> HttpResponse:
         return _page(request, tenant, role, editing=agent, values=values)
     form, errors = _read(AgentForm, request.POST)
     if form is None:
-        values = _posted(request)
+        values = _posted(request, errors)
         return _page(request, tenant, role, editing=agent, values=values, errors=errors, status=400)
     Agent.objects.filter(pk=agent.pk).update(**form.model_dump())
     return redirect("agents_page", tenant=tenant)
