@@ -114,7 +114,11 @@ def test_another_tenants_agent_is_not_found_under_ones_own_tenant(tenants):
 
 def test_anonymous_visitors_are_sent_to_sign_in_and_change_nothing(tenants):
     registered(tenants)
-    for answer in (Client().get(PAGE), Client().post(PAGE, GOOD), Client().post(f"{PAGE}bot/delete/")):
+    for answer in (
+        Client().get(PAGE),
+        Client().post(PAGE, GOOD),
+        Client().post(f"{PAGE}bot/delete/"),
+    ):
         assert answer.status_code == 302
         assert answer["Location"].startswith("/accounts/login/")
     assert Agent.objects.count() == 1
