@@ -13,7 +13,7 @@ from lab.accounts.access import role_in
 from lab.accounts.agent_targets import SCRIPTED, connector_kind, endpoint_check
 from lab.accounts.models import Agent, Membership
 from lab.accounts.roles import Role, can_act
-from lab.agents.registry import AgentSpec
+from lab.agents.registry import AgentSpec, ConnectorUnavailable, check_connector
 from lab.alerts.targets import Target, TargetRefused, origin_of
 
 
@@ -148,6 +148,11 @@ def agent_ready(ref: AgentRef) -> AgentSpec | None:
     refusal = connect_refusal(
         connector=ref.connector, endpoint=ref.endpoint, secret_env=ref.secret_env, resolved=False
     )
+    if refusal is None:
+        try:
+            check_connector(spec)
+        except ConnectorUnavailable as error:
+            refusal = str(error)
     if refusal is not None:
         raise AgentRefused(409, f"{ref.label} cannot be run: {refusal}.")
     return spec

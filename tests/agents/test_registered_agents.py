@@ -18,6 +18,7 @@ from django.test import Client
 
 from lab.accounts.agents import AgentRef, agent_ready
 from lab.accounts.models import Agent, Membership, Tenant
+from lab.agents import registry
 from lab.alerts.targets import parse_allowed_hosts
 from lab.audit.models import AuditRecord
 from lab.events import store
@@ -219,4 +220,17 @@ def test_the_picker_refuses_a_registered_agent_it_cannot_reach_and_starts_nothin
     internal = client.post("/runs/", {"scenario": "correction", "agent": "demo/bot"})
     assert internal.status_code == 409
     assert "10.1.2.3 is a private address" in internal.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_a_registered_connector_this_lab_cannot_load_is_refused_in_words(
+    demo: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(registry._SHIPPED, "pipecat", "lab.agents.not_installed_here")
+    register(demo, "wss://8.8.8.8/ws", connector="pipecat", secret_env="")
+    refused = operator_of(demo).post("/runs/", {"scenario": "correction", "agent": "demo/bot"})
+    assert refused.status_code == 409
+    assert "the &#x27;pipecat&#x27; connector is not available in this lab" in (
+        refused.content.decode()
+    )
     assert not Run.objects.exists()

@@ -292,15 +292,9 @@ def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
                 "key's variable): drop --agent and --model, or change it on /t/TENANT/agents/"
             )
         try:
-            registered = agent_ready(tenant_agent)
+            return agent_ready(tenant_agent) or parse_spec("scripted")
         except AgentRefused as refused:
             raise CommandError(str(refused)) from None
-        spec = registered or parse_spec("scripted")
-        try:
-            check_connector(spec)
-        except ConnectorUnavailable as error:
-            raise CommandError(f"{tenant_agent.label}: {error}") from None
-        return spec
     try:
         spec = parse_spec(
             options["agent"], model=options["model"], api_key=os.environ.get(API_KEY_ENV) or None
