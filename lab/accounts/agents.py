@@ -13,6 +13,7 @@ from lab.accounts.access import role_in
 from lab.accounts.agent_targets import SCRIPTED, connector_kind, endpoint_check
 from lab.accounts.models import Agent, Membership
 from lab.accounts.roles import Role, can_act
+from lab.agents.pinning import AddressRefused, Resolve
 from lab.agents.registry import AgentSpec, ConnectorUnavailable, check_connector
 from lab.alerts.targets import Target, TargetRefused, origin_of
 
@@ -121,6 +122,22 @@ def agent_target_check(connector: str, url: str, *, resolved: bool) -> Target | 
         own=origin_of(settings.LAB_PUBLIC_URL),
         unresolved_ok=not resolved,
     )
+
+
+def checked_resolver(connector: str, endpoint: str) -> Resolve:
+    """How a tenant's agent's connector resolves its host: the registered URL checked anew at
+    each connection, answering only the addresses that passed (lab.agents.pinning)."""
+
+    def resolve(host: str, port: int) -> list[str]:
+        try:
+            target = agent_target_check(connector, endpoint, resolved=True)
+        except TargetRefused as refused:
+            raise AddressRefused(f"its URL is refused: {refused}") from None
+        if target is None or (target.host, target.port) != (host.lower().rstrip("."), port):
+            raise AddressRefused(f"{host}:{port} is not the agent's registered host")
+        return list(target.addresses)
+
+    return resolve
 
 
 def connect_refusal(

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from lab.accounts.agents import connect_refusal
+from lab.accounts.agents import checked_resolver, connect_refusal
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
 from lab.agents import mcp_runs
 from lab.agents.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
@@ -64,6 +64,8 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         model=run.agent_model,
         api_key=_api_key(run),
         tools=tools,
+        # A tenant chose the URL: every connection goes to an address checked as it is made.
+        resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
     )
 
 
