@@ -104,7 +104,9 @@ def _listed(agent: Agent) -> dict[str, Any]:
     """What the page shows of an agent: whether its key's variable is set, never its value."""
     return {
         "agent": agent,
-        "connector_label": CONNECTORS[agent.connector].label,
+        "connector_label": CONNECTORS[agent.connector].label
+        if agent.connector in CONNECTORS
+        else agent.connector,
         "key_set": bool(agent.secret_env and os.environ.get(agent.secret_env)),
     }
 

@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from lab.accounts.access import role_in
-from lab.accounts.agent_targets import SCRIPTED, connector_kind, endpoint_check
+from lab.accounts.agent_targets import CONNECTORS, SCRIPTED, endpoint_check
 from lab.accounts.models import Agent, Membership
 from lab.accounts.roles import Role, can_act
 from lab.agents.pinning import AddressRefused, Resolve
@@ -37,7 +37,7 @@ class AgentRef:
     @property
     def connector_label(self) -> str:
         """What the picker says beside it: the connector, and the model where one is named."""
-        kind = connector_kind(self.connector).label
+        kind = CONNECTORS[self.connector].label if self.connector in CONNECTORS else self.connector
         return f"{kind} (model {self.model})" if self.model else kind
 
     def spec(self) -> AgentSpec | None:
