@@ -9,6 +9,7 @@ urlpatterns = [
     path("accounts/", include("lab.accounts.urls")),
     path("", include("lab.operator.urls")),
     path("", include("lab.alerts.urls")),
+    path("", include("lab.accounts.agent_urls")),
     path("", include("lab.api.urls")),
     path("reports/keys/", trust_views.trusted_keys, name="trusted_keys"),
     path(

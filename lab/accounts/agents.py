@@ -3,23 +3,59 @@ on the picker, or named to `runscenarios` from the shell. Every refusal is Agent
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
 from lab.accounts.access import role_in
+from lab.accounts.agent_targets import CONNECTORS, SCRIPTED, endpoint_check
 from lab.accounts.models import Agent, Membership
 from lab.accounts.roles import Role, can_act
+from lab.agents.pinning import AddressRefused, Resolve
+from lab.agents.registry import AgentSpec, ConnectorUnavailable, check_connector
+from lab.alerts.targets import Target, TargetRefused, origin_of
 
 
 @dataclass(frozen=True)
 class AgentRef:
+    """A registered agent as runs use it: whose it is and how it is reached (never its key)."""
+
     tenant: str
     slug: str
+    connector: str = SCRIPTED
+    endpoint: str = ""
+    model: str = ""
+    secret_env: str = ""
 
     @property
     def label(self) -> str:
         """How the picker and the API name it: tenant/agent."""
         return f"{self.tenant}/{self.slug}"
+
+    @property
+    def connector_label(self) -> str:
+        """What the picker says beside it: the connector, and the model where one is named."""
+        kind = CONNECTORS[self.connector].label if self.connector in CONNECTORS else self.connector
+        return f"{kind} (model {self.model})" if self.model else kind
+
+    def spec(self) -> AgentSpec | None:
+        """The agent under test its runs record; None for the lab's scripted agent."""
+        if self.connector == SCRIPTED:
+            return None
+        return AgentSpec(connector=self.connector, endpoint=self.endpoint, model=self.model)
+
+    @classmethod
+    def of(cls, agent: Agent) -> AgentRef:
+        return cls(
+            tenant=agent.tenant.slug,
+            slug=agent.slug,
+            connector=agent.connector,
+            endpoint=agent.endpoint,
+            model=agent.model,
+            secret_env=agent.secret_env,
+        )
 
 
 class AgentRefused(Exception):
@@ -32,11 +68,12 @@ class AgentRefused(Exception):
 
 def agent_named(tenant: str, slug: str) -> AgentRef:
     """The tenant's registered agent (the shell's choice); AgentRefused when there is none."""
-    if not Agent.objects.filter(tenant__slug=tenant, slug=slug).exists():
+    found = Agent.objects.select_related("tenant").filter(tenant__slug=tenant, slug=slug).first()
+    if found is None:
         raise AgentRefused(
             404, f"tenant {tenant[:64]!r} has no agent {slug[:64]!r} (see manage.py seeddemo)"
         )
-    return AgentRef(tenant, slug)
+    return AgentRef.of(found)
 
 
 def agent_for_member(user: Any, label: str) -> AgentRef:
@@ -46,15 +83,19 @@ def agent_for_member(user: Any, label: str) -> AgentRef:
     if not getattr(user, "is_authenticated", False):
         raise AgentRefused(403, "Sign in as an operator of the agent's tenant to run for it.")
     role = role_in(user, tenant)
-    known = bool(slug) and Agent.objects.filter(tenant__slug=tenant, slug=slug).exists()
-    if role is None or not known:
+    found = (
+        Agent.objects.select_related("tenant").filter(tenant__slug=tenant, slug=slug).first()
+        if slug
+        else None
+    )
+    if role is None or found is None:
         # Another tenant's agent and no agent at all look the same.
         raise AgentRefused(404, f"You have no agent {label.strip()[:130]!r} to run for.")
     if not can_act(role):
         raise AgentRefused(
             403, f"As a {role.value} of {tenant} you may read its runs, not add to them."
         )
-    return AgentRef(tenant, slug)
+    return AgentRef.of(found)
 
 
 def agents_runnable(user: Any) -> list[AgentRef]:
@@ -66,4 +107,69 @@ def agents_runnable(user: Any) -> list[AgentRef]:
         user_id=user.pk, user__is_active=True, role__in=acting
     ).values("tenant_id")
     found = Agent.objects.filter(tenant_id__in=tenants).select_related("tenant")
-    return sorted((AgentRef(a.tenant.slug, a.slug) for a in found), key=lambda a: a.label)
+    return sorted((AgentRef.of(a) for a in found), key=lambda a: a.label)
+
+
+def agent_target_check(connector: str, url: str, *, resolved: bool) -> Target | None:
+    """The agent's URL under the alert webhooks' rules and exceptions; raises TargetRefused.
+
+    Unresolved (a form, a run being created), a name that does not resolve yet passes; resolved
+    (a run connecting), every address the name has now is checked."""
+    return endpoint_check(
+        connector,
+        url,
+        allowed=settings.LAB_ALERT_ALLOWED_HOSTS,
+        own=origin_of(settings.LAB_PUBLIC_URL),
+        unresolved_ok=not resolved,
+    )
+
+
+def checked_resolver(connector: str, endpoint: str) -> Resolve:
+    """How a tenant's agent's connector resolves its host: the registered URL checked anew at
+    each connection, answering only the addresses that passed (lab.agents.pinning)."""
+
+    def resolve(host: str, port: int) -> list[str]:
+        try:
+            target = agent_target_check(connector, endpoint, resolved=True)
+        except TargetRefused as refused:
+            raise AddressRefused(f"its URL is refused: {refused}") from None
+        if target is None or (target.host, target.port) != (host.lower().rstrip("."), port):
+            raise AddressRefused(f"{host}:{port} is not the agent's registered host")
+        return list(target.addresses)
+
+    return resolve
+
+
+def connect_refusal(
+    *, connector: str, endpoint: str, secret_env: str, resolved: bool = True
+) -> str | None:
+    """Why a registered agent cannot be connected now, in words; None when it can."""
+    try:
+        agent_target_check(connector, endpoint, resolved=resolved)
+    except TargetRefused as refused:
+        return f"its URL is refused: {refused}"
+    if secret_env and not os.environ.get(secret_env):
+        return (
+            f"its key's variable {secret_env} is not set in the lab's environment "
+            "(the lab's operator sets it)"
+        )
+    return None
+
+
+def agent_ready(ref: AgentRef) -> AgentSpec | None:
+    """The registered agent's spec for a new run, once it could connect; AgentRefused (409)
+    saying why not. None: the scripted agent."""
+    spec = ref.spec()
+    if spec is None:
+        return None
+    refusal = connect_refusal(
+        connector=ref.connector, endpoint=ref.endpoint, secret_env=ref.secret_env, resolved=False
+    )
+    if refusal is None:
+        try:
+            check_connector(spec)
+        except ConnectorUnavailable as error:
+            refusal = str(error)
+    if refusal is not None:
+        raise AgentRefused(409, f"{ref.label} cannot be run: {refusal}.")
+    return spec

@@ -12,8 +12,7 @@ from django.urls import NoReverseMatch, reverse
 from lab.accounts.models import Membership
 from lab.accounts.roles import Role, can_manage, can_view_rollup
 
-# (url name, label, who sees it); a page another part of the lab may not have yet
-# (an agents page) is left out until its route exists.
+# (url name, label, who sees it); a page whose route this lab lacks is left out.
 _PAGES = (
     ("queue_page", "Queue", lambda role: True),
     ("rollup_page", "Rollup", can_view_rollup),

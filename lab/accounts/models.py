@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from lab.accounts.agent_targets import CONNECTORS, SCRIPTED
 from lab.accounts.roles import Role
 
 
@@ -37,6 +38,16 @@ class Agent(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="agents")
     slug = models.SlugField(max_length=64)
     name = models.CharField(max_length=200, blank=True)
+    # How runs reach it (lab.agents.registry) and where; the URL follows the alert webhooks'
+    # target rules (lab.accounts.agent_targets), checked on save and when a run connects.
+    connector = models.CharField(
+        max_length=32, choices=[(c, c) for c in CONNECTORS], default=SCRIPTED
+    )
+    endpoint = models.CharField(max_length=500, blank=True, default="")
+    model = models.CharField(max_length=200, blank=True, default="")
+    # The NAME of the environment variable that holds its API key (LAB_AGENT_KEY_…), never the
+    # key: the key is read when a run connects and goes nowhere but the agent's server.
+    secret_env = models.CharField(max_length=100, blank=True, default="")
 
     class Meta:
         constraints = [

@@ -42,6 +42,7 @@ from lab.agents.interface import (
     ToolCalled,
     TurnFinished,
 )
+from lab.agents.pinning import pinned_transport
 from lab.agents.registry import AgentSpec, ConnectorUnavailable
 from lab.agents.tool_specs import TOOL_SPECS, ToolSpec, tools_digest
 
@@ -74,6 +75,7 @@ def connect(spec: AgentSpec) -> OpenAIChatAgent:
         stream=os.environ.get(STREAM_ENV, "1") != "0",
         timeout_s=timeout_s,
         api_key=spec.api_key,
+        transport=pinned_transport(spec.resolve) if spec.resolve else None,
     )
 
 

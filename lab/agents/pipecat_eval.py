@@ -68,6 +68,7 @@ from lab.agents.interface import (
     ToolObserved,
     TurnFinished,
 )
+from lab.agents.pinning import Resolve, checked_address
 from lab.agents.registry import AgentSpec, ConnectorUnavailable
 
 LABEL = "rtvi-ai"
@@ -99,6 +100,7 @@ def connect(spec: AgentSpec) -> PipecatEvalAgent:
         model=spec.model or None,
         timeout_s=seconds[TIMEOUT_ENV],
         settle_s=seconds[SETTLE_ENV],
+        resolve=spec.resolve,
     )
 
 
@@ -142,8 +144,10 @@ class PipecatEvalAgent:
         timeout_s: float = 20.0,
         handshake_timeout_s: float = 15.0,
         settle_s: float = 0.2,
+        resolve: Resolve | None = None,
     ) -> None:
         self.url = url
+        self._resolve = resolve
         self.settle_s = settle_s
         self.timeout_s = timeout_s
         self.handshake_timeout_s = handshake_timeout_s
@@ -217,8 +221,14 @@ class PipecatEvalAgent:
 
     async def _open(self) -> None:
         async with asyncio.timeout(self.handshake_timeout_s):
+            pinned: dict[str, Any] = {}
+            if self._resolve is not None:
+                # To the checked address; TLS and the Host header keep the URL's name.
+                parts = urlsplit(self.url)
+                port = parts.port or (443 if parts.scheme == "wss" else 80)
+                pinned["host"] = await checked_address(self._resolve, parts.hostname or "", port)
             self._ws = await websockets.connect(
-                self.url, max_size=_MAX_MESSAGE, open_timeout=None, proxy=None
+                self.url, max_size=_MAX_MESSAGE, open_timeout=None, proxy=None, **pinned
             )
             self._reader = asyncio.create_task(self._read(self._ws))
             flags = {"skip_tts": True, "capture_bot_audio": False, "capture_bot_images": False}

@@ -7,7 +7,7 @@ must define `connect(spec: AgentSpec) -> AgentUnderTest`); tests register their 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lab.agents.interface import AgentUnderTest
@@ -39,6 +39,9 @@ class AgentSpec:
     # The sandbox tools the run offers, by name (tool_specs.TOOL_SPECS), for connectors that
     # hand an agent its function definitions; set by the session, never stored.
     tools: tuple[str, ...] = ()
+    # A tenant's registered agent: its host's checked addresses (lab.agents.pinning), or an
+    # AddressRefused; the connector connects only to what it answers. Never stored.
+    resolve: Callable[[str, int], Sequence[str]] | None = None
 
     @property
     def scripted(self) -> bool:

@@ -37,6 +37,9 @@ class Run(models.Model):
     agent_connector = models.CharField(max_length=32, blank=True, default="")
     agent_endpoint = models.CharField(max_length=500, blank=True, default="")
     agent_model = models.CharField(max_length=200, blank=True, default="")
+    # A tenant's registered agent: the NAME of the variable its key is read from when the run
+    # connects ("" for none). Runs for no tenant read LAB_AGENT_API_KEY instead.
+    agent_key_env = models.CharField(max_length=100, blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
     # Who may see and drive the run: SHA-256 of the owner token its browser session holds

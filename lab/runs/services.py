@@ -26,7 +26,8 @@ def run_start(
 
     agent names an agent under test the lab did not write (None or scripted: the lab's own).
     tenant_agent, already checked (lab.accounts.agents), is whose run it is: its audit rows go
-    to that tenant. Without one the run is public and writes into no tenant. trial is the
+    to that tenant, and the run reads its key from the variable the agent names (the name is
+    kept, never the key). Without one the run is public and writes into no tenant. trial is the
     repeat-trial group and 1-based index the run fills (runscenarios --trials)."""
     contract = contract_get(scenario_id)
     return Run.objects.create(
@@ -39,6 +40,7 @@ def run_start(
         agent_connector="" if agent is None or agent.scripted else agent.connector,
         agent_endpoint="" if agent is None or agent.scripted else agent.endpoint,
         agent_model="" if agent is None or agent.scripted else agent.model,
+        agent_key_env=tenant_agent.secret_env if tenant_agent and agent else "",
         owner_hash=token_digest(owner_token or headless_owner_token()),
         tenant=tenant_agent.tenant if tenant_agent else "",
         agent=tenant_agent.slug if tenant_agent else "",

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from lab.accounts.agents import checked_resolver, connect_refusal
 from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
 from lab.agents import mcp_runs
 from lab.agents.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
@@ -61,9 +62,19 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         connector=run.agent_connector,
         endpoint=run.agent_endpoint,
         model=run.agent_model,
-        api_key=os.environ.get(API_KEY_ENV) or None,
+        api_key=_api_key(run),
         tools=tools,
+        # A tenant chose the URL: every connection goes to an address checked as it is made.
+        resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
     )
+
+
+def _api_key(run: Run) -> str | None:
+    """A tenant's agent gets the key its registration names, or none: never the lab's own
+    LAB_AGENT_API_KEY, which only the shell's runs for no tenant use."""
+    if run.tenant:
+        return (os.environ.get(run.agent_key_env) or None) if run.agent_key_env else None
+    return os.environ.get(API_KEY_ENV) or None
 
 
 class RunSession:
@@ -180,6 +191,14 @@ class RunSession:
         """Record run.started and greet; a reopened run first reconciles its open commits."""
         if self.ended:
             return
+        refusal = await self._agent_refused()
+        if refusal is not None:
+            if not self.events:
+                await self.record(self._run_started())
+            await self.end(
+                reason_kind="error", reason=f"the agent under test was not connected: {refusal}"
+            )
+            return
         if self._quiet is None:
             self._quiet = asyncio.ensure_future(ending.end_when_quiet(self))
         if self.events:
@@ -191,24 +210,37 @@ class RunSession:
         await self.tools.load()
         if isinstance(self.agent, SelfIdentifying):
             await self.agent.identify()
-        await self.record(
-            RunStarted(
-                run_id=str(self.run.id),
-                scenario_id=self.contract.id,
-                scenario_version=self.contract.version,
-                contract_hash=self.contract.contract_hash,
-                mode=Mode(self.run.mode),
-                channel=Channel(self.run.channel),
-                evaluator_version=EVALUATOR_VERSION,
-                gate_version=GATE_VERSION,
-                agent_version=AGENT_VERSION,
-                ungrounded=self.run.ungrounded,
-                agent=self._identity(),
-            )
-        )
+        await self.record(self._run_started())
         await self._tools_open()
         async with self.working():
             await self.turns.greet()
+
+    def _run_started(self) -> RunStarted:
+        return RunStarted(
+            run_id=str(self.run.id),
+            scenario_id=self.contract.id,
+            scenario_version=self.contract.version,
+            contract_hash=self.contract.contract_hash,
+            mode=Mode(self.run.mode),
+            channel=Channel(self.run.channel),
+            evaluator_version=EVALUATOR_VERSION,
+            gate_version=GATE_VERSION,
+            agent_version=AGENT_VERSION,
+            ungrounded=self.run.ungrounded,
+            agent=self._identity(),
+        )
+
+    async def _agent_refused(self) -> str | None:
+        """Why a tenant's registered agent may not be reached now: its URL is checked again on
+        every address its name resolves to at this moment (DNS can change since it was saved)."""
+        if self.agent is None or not self.run.tenant or not self.run.agent_connector:
+            return None
+        return await asyncio.to_thread(
+            connect_refusal,
+            connector=self.run.agent_connector,
+            endpoint=self.run.agent_endpoint,
+            secret_env=self.run.agent_key_env,
+        )
 
     async def _tools_open(self) -> None:
         """An outside agent's MCP client reaches the run's tools through this session now, from

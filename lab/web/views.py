@@ -14,7 +14,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 from pydantic import BaseModel, Field, ValidationError
 
-from lab.accounts.agents import AgentRefused, agent_for_member, agents_runnable
+from lab.accounts.agents import AgentRefused, agent_for_member, agent_ready, agents_runnable
 from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
@@ -81,6 +81,8 @@ def run_create(request: HttpRequest) -> HttpResponse:
         return _bad_request(request, str(error).capitalize() + ".")
     try:
         tenant_agent = agent_for_member(request.user, form.agent) if form.agent.strip() else None
+        # A registered agent is tested as registered: its connector, URL, model and key.
+        agent = agent_ready(tenant_agent) if tenant_agent else None
     except AgentRefused as refused:
         return _bad_request(request, f"The run could not start: {refused}", status=refused.status)
     run = run_start(
@@ -89,6 +91,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
         channel=form.channel,
         owner_token=owner_token_ensure(request),
         ungrounded=form.ungrounded,
+        agent=agent,
         tenant_agent=tenant_agent,
     )
     user_id = user_id_for(request)

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 from pydantic import ValidationError
 
-from lab.accounts.agents import AgentRef, AgentRefused, agent_named
+from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
 from lab.agents.registry import (
     API_KEY_ENV,
     AgentSpec,
@@ -148,7 +148,8 @@ class Command(BaseCommand):
             default="scripted",
             metavar="SPEC",
             help="the agent under test: scripted (the lab's own, the default) or openai:URL "
-            f"(its API key from ${API_KEY_ENV}, if it needs one)",
+            f"(its API key from ${API_KEY_ENV}, if it needs one); with --agent-slug, the "
+            "registered agent's own connector",
         )
         parser.add_argument("--model", default="", help="the outside agent's model name")
         parser.add_argument(
@@ -168,7 +169,9 @@ class Command(BaseCommand):
             "(with --agent-slug; without both, nothing lands in any tenant)",
         )
         parser.add_argument(
-            "--agent-slug", help="the tenant's registered agent the runs are attributed to"
+            "--agent-slug",
+            help="the tenant's registered agent: the runs test it (its connector, URL, model and "
+            "key) and are attributed to it",
         )
         parser.add_argument(
             "--time-scale",
@@ -194,7 +197,7 @@ class Command(BaseCommand):
         out: Path | None = options["out"]
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
-        agent = _agent(options)
+        agent = _agent(options, tenant_agent)
         trials: int | None = options["trials"]
         if trials is not None and not 1 <= trials <= MAX_TRIALS:
             raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
@@ -304,8 +307,18 @@ def _trials_path(group: TrialGroup, tenant_agent: AgentRef | None) -> str:
     )
 
 
-def _agent(options: dict[str, Any]) -> AgentSpec:
-    """The --agent spec, checked before any run is created."""
+def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
+    """The --agent spec or the registered agent's, checked before any run is created."""
+    if tenant_agent is not None:
+        if options["agent"] != "scripted" or options["model"]:
+            raise CommandError(
+                "--agent-slug runs the agent as its tenant registered it (connector, URL, model, "
+                "key's variable): drop --agent and --model, or change it on /t/TENANT/agents/"
+            )
+        try:
+            return agent_ready(tenant_agent) or parse_spec("scripted")
+        except AgentRefused as refused:
+            raise CommandError(str(refused)) from None
     try:
         spec = parse_spec(
             options["agent"], model=options["model"], api_key=os.environ.get(API_KEY_ENV) or None

@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from lab.accounts import agent_views
+
+urlpatterns = [
+    path("t/<slug:tenant>/agents/", agent_views.agents_page, name="agents_page"),
+    path("t/<slug:tenant>/agents/<slug:slug>/", agent_views.agent_edit, name="agent_edit"),
+    path(
+        "t/<slug:tenant>/agents/<slug:slug>/delete/",
+        agent_views.agent_delete,
+        name="agent_delete",
+    ),
+]
