@@ -3,10 +3,10 @@
 An outside agent's own state is no evidence, so the lab reads the call itself. A scripted caller
 line is read as its contract says it is meant (lab/agents/meant.py); any other caller turn (a
 free call, a person typing) by the lab's own understanding, as the scripted agent reads it. A
-request or a correction becomes an intent revision. An agent utterance that reads back a slot (its day and
-time) or a refund (its amount) that fits the current request is a proposal: grounded on the
-lookup of the current revision that returned it, or on nothing when the agent offers what no
-lookup returned (after one answered or failed, as a naive agent invents a slot). A commit call
+request or a correction becomes an intent revision. An agent utterance that reads back a slot
+(its day and time) or a refund (its amount) that fits the current request is a proposal:
+grounded on the lookup of the current revision that returned it, or on nothing when the agent
+offers what no lookup returned (after one answered or failed, as a naive agent invents a slot). A commit call
 rests on the latest proposal with its arguments and on the caller's latest explicit confirmation
 after that proposal; the gate and the evaluator judge the rest. Pure: no Django, no I/O, no clock.
 """

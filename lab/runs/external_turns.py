@@ -1,9 +1,10 @@
 """The turn loop for an agent the lab did not write: caller turns to it, what it does recorded.
 
 The referee (lab/agents/referee.py) records what the scripted agent's own steps would: the
-caller's turns understood (a scripted line as its contract says it is meant) and revised, the agent's readbacks as proposals, its commits resting
-on them; the agent's tool calls go through the run's GatedToolBox. Each turn has a deadline,
-and a fault (or a missed deadline) is recorded and ends the run: it cannot pass.
+caller's turns understood (a scripted line as its contract says it is meant) and revised, the
+agent's readbacks as proposals, its commits resting on them; the agent's tool calls go through
+the run's GatedToolBox. Each turn has a deadline, and a fault (or a missed deadline) is recorded
+and ends the run: it cannot pass.
 """
 
 from __future__ import annotations

@@ -23,9 +23,7 @@ MeaningKind = Literal[
 ]
 # The values a request may name, per action: the keys the events' Args carry.
 SLOT_KEYS: dict[Action, frozenset[str]] = {
-    Action.BOOK: frozenset(
-        {"day", "part_of_day", "time", "around", "after", "before", "prefer"}
-    ),
+    Action.BOOK: frozenset({"day", "part_of_day", "time", "around", "after", "before", "prefer"}),
     Action.REFUND: frozenset({"order_number", "amount_cents"}),
 }
 _INT_KEYS = frozenset({"amount_cents"})
