@@ -6,9 +6,10 @@ free call, a person typing) by the lab's own understanding, as the scripted agen
 request or a correction becomes an intent revision. An agent utterance that reads back a slot
 (its day and time) or a refund (its amount) that fits the current request is a proposal:
 grounded on the lookup of the current revision that returned it, or on nothing when the agent
-offers what no lookup returned (after one answered or failed, as a naive agent invents a slot). A commit call
-rests on the latest proposal with its arguments and on the caller's latest explicit confirmation
-after that proposal; the gate and the evaluator judge the rest. Pure: no Django, no I/O, no clock.
+offers what no lookup returned (after one answered or failed, as a naive agent invents a slot).
+A commit call rests on the latest proposal with its arguments and on the caller's latest explicit
+confirmation after that proposal; the gate and the evaluator judge the rest. Pure: no Django, no
+I/O, no clock.
 """
 
 from __future__ import annotations
