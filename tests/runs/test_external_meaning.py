@@ -103,3 +103,21 @@ async def test_an_outside_agent_is_versioned_by_its_connector_not_the_scripted_a
     (started,) = payloads(scripted, RunStarted)
     assert started.agent_version == AGENT_VERSION and started.agent is None
     assert referee_used(scripted.events) is None
+
+
+async def test_a_spoken_lines_first_transcript_takes_its_meaning_and_only_that_one(fast_clock):
+    run = await database_sync_to_async(run_start)(
+        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED
+    )
+    session = RunSession(run=run, contract=contract_get("correction"), agent=Outsider())
+    await session.start()
+    # What the script sets before it speaks a line on a voice run; the recognizer garbles it.
+    session.voiced_meaning = CallerMeaning(
+        kind="request", action="book", args={"day": "tuesday", "part_of_day": "morning"}
+    )
+    await session.caller_says("Book me something choose day morning.", source="asr")
+    await session.caller_says("please", source="asr")
+    first, second = payloads(session, CallerUnderstood)
+    assert first.annotated and first.args == {"day": "tuesday", "part_of_day": "morning"}
+    assert not second.annotated
+    await session.end(reason_kind="completed", reason="test")
