@@ -105,10 +105,12 @@ def test_verifyreport_names_the_outside_agent_of_a_report(outsiders, tmp_path, c
     call_command("verifyreport", str(tmp_path / "correction.json"))
     out = capsys.readouterr().out
     assert "  Agent under test: openai test://outsider (model well_behaved)" in out
+    assert "  Referee: scenario annotations" in out
     assert "consistent, signed by this lab, verdict PASS" in out
     run = Run.objects.get()
     client_page = _run_page(run)
     assert "Agent under test: openai test://outsider (model well_behaved)" in client_page
+    assert "Referee: scenario annotations" in client_page
 
 
 def _run_page(run: Run) -> str:
@@ -142,3 +144,5 @@ def test_a_free_call_reaches_an_outside_agent_and_is_judged_by_the_invariants(
     assert capsys.readouterr().out.strip() == "free PASS"
     run = Run.objects.get()
     assert run.agent_connector == "double"
+    # No script: the lab's own understanding judged the caller's turns, and the page says so.
+    assert "Referee: the lab&#x27;s understanding" in _run_page(run)
