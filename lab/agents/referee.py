@@ -1,13 +1,15 @@
 """The referee for an agent the lab did not write: what the caller meant, what the agent offered.
 
-An outside agent's own state is no evidence, so the lab reads the call itself. Each caller turn
-is understood by the lab's own understanding (as the scripted agent's is): a request or a
-correction becomes an intent revision. An agent utterance that reads back a slot (its day and
-time) or a refund (its amount) that fits the current request is a proposal: grounded on the
-lookup of the current revision that returned it, or on nothing when the agent offers what no
-lookup returned (after one answered or failed, as a naive agent invents a slot). A commit call
-rests on the latest proposal with its arguments and on the caller's latest explicit confirmation
-after that proposal; the gate and the evaluator judge the rest. Pure: no Django, no I/O, no clock.
+An outside agent's own state is no evidence, so the lab reads the call itself. A scripted caller
+line is read as its contract says it is meant (lab/agents/meant.py); any other caller turn (a
+free call, a person typing) by the lab's own understanding, as the scripted agent reads it. A
+request or a correction becomes an intent revision. An agent utterance that reads back a slot
+(its day and time) or a refund (its amount) that fits the current request is a proposal:
+grounded on the lookup of the current revision that returned it, or on nothing when the agent
+offers what no lookup returned (after one answered or failed, as a naive agent invents a slot).
+A commit call rests on the latest proposal with its arguments and on the caller's latest explicit
+confirmation after that proposal; the gate and the evaluator judge the rest. Pure: no Django, no
+I/O, no clock.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 
 from lab.agent.days import Week
 from lab.agent.understanding import Context, Understanding, merge_request, understand
+from lab.agents.meant import as_meant
 from lab.events.types import (
     PARTS_OF_DAY,
     Action,
@@ -33,6 +36,7 @@ from lab.events.types import (
     UnderstandingKind,
     option_grounds,
 )
+from lab.scenarios.meaning import CallerMeaning
 
 REQUIRED: dict[Action, tuple[str, ...]] = {
     Action.BOOK: ("day",),
@@ -136,8 +140,9 @@ class Referee:
 
     # -- the caller ---------------------------------------------------------------------------
 
-    def understand(self, text: str) -> Understanding:
-        """A caller turn read against the request so far, as the scripted agent reads it."""
+    def understand(self, text: str, meant: CallerMeaning | None = None) -> Understanding:
+        """A caller turn read against the request so far, as the scripted agent reads it, or
+        as its scripted line is meant when the contract says so."""
         pending = self._pending()
         missing = (
             tuple(k for k in REQUIRED[self.action] if k not in self.args) if self.action else ()
@@ -148,7 +153,8 @@ class Referee:
             proposal_action=pending.made.action if pending else None,
             week=self.week,
         )
-        return understand(text, context)
+        read = understand(text, context)
+        return as_meant(meant, read) if meant is not None else read
 
     def revise(self, understood: CallerUnderstood) -> Revision | None:
         """The revision a request or correction makes, or None when it changes nothing."""

@@ -48,6 +48,11 @@ class AgentIdentity(EvolvingPayload):
             parts.append("(its own tools, observed only: the gate could not stand in front)")
         return " ".join(parts)
 
+    def version(self) -> str:
+        """run.started's agent_version for it: the connector and the model it reports, since no
+        version of the lab's scripted agent was tested."""
+        return f"{self.connector}:{self.model}" if self.model else self.connector
+
 
 class RunStarted(EvolvingPayload):
     type: Literal["run.started"] = "run.started"
@@ -96,9 +101,18 @@ class CallerUnderstood(EvolvingPayload):
     cue_kind: CueKind | None = None
     cue: str | None = None
     ambiguous: dict[str, str] = Field(default_factory=dict)
+    # Read as the scripted line's annotation says it is meant (the referee of an outside agent),
+    # not by the lab's understanding of its words.
+    annotated: bool = False
 
     # Added after logs were first written: left out while unset, so old events re-hash alike.
-    _added_later: ClassVar[tuple[str, ...]] = ("confirmation", "cue_kind", "cue", "ambiguous")
+    _added_later: ClassVar[tuple[str, ...]] = (
+        "confirmation",
+        "cue_kind",
+        "cue",
+        "ambiguous",
+        "annotated",
+    )
 
 
 class IntentRevised(PayloadModel):

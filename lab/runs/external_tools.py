@@ -7,6 +7,7 @@ malformed call is answered `invalid` and recorded; it never raises.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -79,15 +80,24 @@ class GatedToolBox:
         self.counters = counters
         # What a connector offers the agent (as functions, MCP tools): this scenario's tools only.
         self.offered: list[ToolSpec] = offered_specs(frozenset(tools.adapters))
+        # One call at a time, whatever path it came by (a connector, MCP, an observed call): the
+        # gate decides each on the state the one before it left, or two identical commits in
+        # flight would both be allowed.
+        self._turn = asyncio.Lock()
 
     async def call(self, call: ToolCall) -> ToolResult:
-        return await self._run(call, gated=self.guarded)
+        async with self._turn:
+            return await self._run(call, gated=self.guarded)
 
     async def observe(self, call: ToolCall, result: dict[str, Any] | None) -> ToolResult:
         """A call the agent already ran on its own tools: recorded as observed, then put to the
         gate (guarded runs; it decides, it cannot stop what already ran) and to the sandbox, so
         the decision, lookup and commit events the evaluator judges exist as for any call. A
         `blocked` answer means the agent did what the gate forbids."""
+        async with self._turn:
+            return await self._observe(call, result)
+
+    async def _observe(self, call: ToolCall, result: dict[str, Any] | None) -> ToolResult:
         await self.record(
             ToolCallObserved(
                 call_id=call.call_id[:64],

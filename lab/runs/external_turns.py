@@ -1,9 +1,10 @@
 """The turn loop for an agent the lab did not write: caller turns to it, what it does recorded.
 
 The referee (lab/agents/referee.py) records what the scripted agent's own steps would: the
-caller's turns understood and revised, the agent's readbacks as proposals, its commits resting
-on them; the agent's tool calls go through the run's GatedToolBox. Each turn has a deadline,
-and a fault (or a missed deadline) is recorded and ends the run: it cannot pass.
+caller's turns understood (a scripted line as its contract says it is meant) and revised, the
+agent's readbacks as proposals, its commits resting on them; the agent's tool calls go through
+the run's GatedToolBox. Each turn has a deadline, and a fault (or a missed deadline) is recorded
+and ends the run: it cannot pass.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from lab.runs.log import RunClosed
 from lab.runs.retrieval import tenant_retriever
 from lab.runs.speaker import Speaker
 from lab.runs.tools import ToolCalls
+from lab.scenarios.meaning import CallerMeaning
 
 Record = Callable[[EventPayload], Awaitable[Event]]
 OnFault = Callable[[str], Awaitable[None]]
@@ -126,12 +128,23 @@ class ExternalAgentTurns:
     async def drain(self) -> None:
         """Nothing is queued: an outside agent's steps run as it takes them."""
 
-    async def caller_turn(self, text: str, *, source: CallerSource, arrived: float) -> None:
-        """One final caller transcript: it cuts agent speech, is refereed, and goes to the agent."""
+    async def caller_turn(
+        self,
+        text: str,
+        *,
+        source: CallerSource,
+        arrived: float,
+        means: CallerMeaning | None = None,
+    ) -> None:
+        """One final caller transcript: it cuts agent speech, is refereed (on what its scripted
+        line means, when there is one), and goes to the agent."""
         async with self.lock:
             said = await self.record(CallerUtterance(text=text, source=source))
             await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
-            understood = await self.record(self.referee.understand(text).event(said.id))
+            read = self.referee.understand(text, means).event(said.id)
+            if means is not None:
+                read = read.model_copy(update={"annotated": True})
+            understood = await self.record(read)
             assert isinstance(understood.payload, CallerUnderstood)
             await self._revise(understood.payload, understood.id)
             retrieval = await self._retrieve(understood.payload, understood.id, text)

@@ -48,6 +48,7 @@ from lab.runs.speech import SpeechTimeline
 from lab.runs.tools import ToolCalls
 from lab.runs.turns import AgentTurns
 from lab.scenarios.contracts import Contract
+from lab.scenarios.meaning import CallerMeaning
 
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 
@@ -136,6 +137,7 @@ class RunSession:
         self._busy = 0
         # While a scripted caller plays, it decides when the call ends.
         self.scripted = False
+        self.voiced_meaning: CallerMeaning | None = None
         self._quiet: asyncio.Task[None] | None = None
 
     @property
@@ -216,6 +218,7 @@ class RunSession:
             await self.turns.greet()
 
     def _run_started(self) -> RunStarted:
+        identity = self._identity()
         return RunStarted(
             run_id=str(self.run.id),
             scenario_id=self.contract.id,
@@ -225,9 +228,9 @@ class RunSession:
             channel=Channel(self.run.channel),
             evaluator_version=EVALUATOR_VERSION,
             gate_version=GATE_VERSION,
-            agent_version=AGENT_VERSION,
+            agent_version=identity.version() if identity else AGENT_VERSION,
             ungrounded=self.run.ungrounded,
-            agent=self._identity(),
+            agent=identity,
         )
 
     async def _agent_refused(self) -> str | None:
@@ -249,11 +252,22 @@ class RunSession:
             mcp_runs.LIVE.open(str(self.run.id), self.turns.toolbox)
             await RELAY.join(str(self.run.id))
 
-    async def caller_says(self, text: str, *, source: CallerSource = "typed") -> None:
-        """One final caller transcript; it cuts any agent speech still playing."""
+    async def caller_says(
+        self, text: str, *, source: CallerSource = "typed", means: CallerMeaning | None = None
+    ) -> None:
+        """One final caller transcript; it cuts any agent speech still playing.
+
+        means: what the scripted line it comes from means, for the referee of an outside agent; the
+        first transcript of a spoken line takes that line's meaning (the rest the lab's reading).
+        """
         arrived = self.now()
+        if source == "asr" and means is None:
+            means, self.voiced_meaning = self.voiced_meaning, None
         async with self.working():
-            await self.turns.caller_turn(text, source=source, arrived=arrived)
+            if isinstance(self.turns, ExternalAgentTurns):
+                await self.turns.caller_turn(text, source=source, arrived=arrived, means=means)
+            else:  # the lab's own agent hears the words only, as it always has
+                await self.turns.caller_turn(text, source=source, arrived=arrived)
 
     async def interrupt(self, *, cause_event_id: str, at: float) -> None:
         await self.speaker.interrupt(cause_event_id=cause_event_id, at=at)

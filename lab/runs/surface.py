@@ -13,6 +13,7 @@ from lab.events.types import CallerSource, EndKind, Event, EventPayload
 from lab.runs.speaker import VoiceOutput
 from lab.runs.speech import SpeechTimeline
 from lab.scenarios.contracts import Contract
+from lab.scenarios.meaning import CallerMeaning
 
 
 class SpeakingRun(Protocol):
@@ -50,10 +51,14 @@ class ScriptedRun(SpeakingRun, WatchedRun, Protocol):
 
     contract: Contract
     scale: float
+    # The meaning of the scripted line being spoken on a voice run, for its transcript.
+    voiced_meaning: CallerMeaning | None
 
     @property
     def voice(self) -> VoiceOutput | None: ...
 
-    async def caller_says(self, text: str, *, source: CallerSource = "typed") -> None: ...
+    async def caller_says(
+        self, text: str, *, source: CallerSource = "typed", means: CallerMeaning | None = None
+    ) -> None: ...
     async def finish(self, *, reason_kind: EndKind, reason: str) -> None: ...
     async def end(self, *, reason_kind: EndKind, reason: str) -> None: ...

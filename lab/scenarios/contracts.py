@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from lab.events.chain import digest
+from lab.scenarios.meaning import CallerMeaning
 
 
 class AssertionKind(StrEnum):
@@ -48,12 +49,22 @@ class CallerLine(_Strict):
     after: start = once the greeting is over; agent_idle = once the agent has answered
     the previous line; proposal = once a new proposal has been read back in full.
     into_readback_ms: instead, speak this long after the next readback starts (barge-in).
+    means: what the line means, the referee's reading of it when an outside agent is tested.
     """
 
     say: str = Field(min_length=1, max_length=300)
     after: Literal["start", "agent_idle", "proposal"] = "agent_idle"
     into_readback_ms: int | None = Field(default=None, ge=0)
     pause_ms: int = Field(default=500, ge=0, le=10000)
+    means: CallerMeaning | None = None
+
+    # Left out of the canonical form while unset, so contracts written before keep their hash.
+    @model_serializer(mode="wrap")
+    def _omit_unset_meaning(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.means is None:
+            data.pop("means", None)
+        return data
 
 
 class Fault(_Strict):
@@ -130,6 +141,11 @@ class Contract(_Strict):
     @property
     def scripted(self) -> bool:
         return bool(self.caller)
+
+    @property
+    def annotated(self) -> bool:
+        """Whether every scripted line says what it means (the referee then judges on that)."""
+        return self.scripted and all(line.means is not None for line in self.caller)
 
     @property
     def contract_hash(self) -> str:

@@ -303,6 +303,24 @@ def agent_under_test(events: list[Event]) -> str:
     return started.agent.label()
 
 
+def referee_used(events: list[Event]) -> str | None:
+    """What judged an outside agent's caller turns, as their caller.understood events say: the
+    scenario's annotations, the lab's understanding, or both; None for the lab's own agent."""
+    started = next((e.payload for e in events if isinstance(e.payload, RunStarted)), None)
+    heard = [e.payload for e in events if isinstance(e.payload, CallerUnderstood)]
+    if started is None or started.agent is None or not heard:
+        return None
+    annotated = sum(understood.annotated for understood in heard)
+    if annotated == len(heard):
+        return "scenario annotations"
+    if not annotated:
+        return "the lab's understanding"
+    return (
+        f"scenario annotations ({annotated} of {len(heard)} caller turns), "
+        "the lab's understanding for the rest"
+    )
+
+
 def panel_context(contract: Contract, events: list[Event]) -> dict:
     """Everything the run page needs to draw the panel from scratch."""
     return {
@@ -315,6 +333,7 @@ def panel_context(contract: Contract, events: list[Event]) -> dict:
         "quiet_end_s": f"{QUIET_END_S:g}",
         "waterfalls": waterfalls(events),
         "agent_under_test": agent_under_test(events),
+        "referee": referee_used(events),
     }
 
 

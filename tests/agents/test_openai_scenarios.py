@@ -92,3 +92,4 @@ def test_trials_print_pass_k_and_each_report_verifies_naming_the_agent(
     call_command("verifyreport", *map(str, reports))  # exits non-zero unless all verify
     verified = capsys.readouterr().out
     assert verified.count(f"Agent under test: openai {url} (model scripted-reference)") == 2
+    assert verified.count("Referee: scenario annotations") == 2

@@ -1,14 +1,18 @@
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+
 import pytest
 from channels.db import database_sync_to_async
 
-from lab.agents.interface import ToolCall
+from lab.agents.interface import AgentOutput, CallerTurn, Said, ToolBox, ToolCall, TurnFinished
 from lab.events.types import Channel, GateDecision, Mode, ToolCallInvalid
 from lab.runs.external_tools import GatedToolBox
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
+from lab.tools.models import ToolExecution
 from tests.agents.outsiders import Outsider
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,3 +78,45 @@ async def test_a_commit_with_no_proposal_is_blocked_guarded(fast_clock):
     (decision,) = [e.payload for e in session.events if isinstance(e.payload, GateDecision)]
     assert decision.reason_kind == "no_proposal"
     await session.end(reason_kind="completed", reason="test")
+
+
+class _Offers(Outsider):
+    """Reads back the first slot a day's lookup returns and leaves the commit to the test."""
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        if "yes" in turn.text.lower():
+            yield Said("Let me do that.")
+            yield TurnFinished()
+            return
+        async for output in super().hear(turn, tools):
+            yield output
+
+
+async def test_two_identical_commits_in_flight_are_decided_one_after_the_other_every_time(
+    fast_clock,
+):
+    for _ in range(20):
+        run = await database_sync_to_async(run_start)(
+            scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED
+        )
+        agent = _Offers()
+        session = RunSession(run=run, contract=contract_get("correction"), agent=agent)
+        await session.start()
+        for line in ("I'd like Thursday afternoon, please.", "Yes, book it."):
+            await session.caller_says(line)
+            await session.wait_idle()  # the readback is heard out, not cut by the yes
+        (slot,) = agent.offers
+        calls = [ToolCall(f"c{n}", "book_appointment", dict(slot)) for n in (1, 2)]
+        results = await asyncio.gather(*(toolbox(session).call(call) for call in calls))
+        decisions = [
+            e.payload
+            for e in session.events
+            if isinstance(e.payload, GateDecision) and e.payload.request.operation == "commit"
+        ]
+        # The second is decided on the state the first left: it gets the original receipt
+        # (the gate's replay), never an allow of its own.
+        assert [d.outcome for d in decisions] == ["allow", "replay"]
+        assert [(r.kind, r.content["replayed"]) for r in results] == [("ok", False), ("ok", True)]
+        executed = ToolExecution.objects.filter(run=session.run).count
+        assert await database_sync_to_async(executed)() == 1
+        await session.end(reason_kind="completed", reason="test")

@@ -16,8 +16,9 @@ from lab.scenarios.catalog import (
 )
 from lab.scenarios.contracts import AssertionKind, Contract
 
-# The hashes runs and reports recorded before the free call existed: they must not move.
-HASHES = {
+# The hashes of version 1, recorded by runs and reports before the lines were annotated: a
+# version 1 contract (its lines without meaning) must still hash to them.
+HASHES_V1 = {
     "backchannel_readback": "2cea38a2223c930f21cbddb1cd6cefc48e57512d9ccc73ca2ef545dc0cded8a9",
     "correction": "fe2acbea357194deb6faaa5faa1c586f22de035317eef66c0c983d23f9aa281e",
     "facts_before_booking": "35e5e919390aa65b3de1f0c14402c64ee97a5761e81167e8cfe1250e94d93932",
@@ -28,10 +29,30 @@ HASHES = {
     "tool_timeout": "25fe35c9beb8f40d33bf84515380f662ac3866435a19c2f1a4fb4e0007af9757",
     "uncovered_question": "accba3f061423b9a0366b192a9aa6125870f4aefcc5c1fe2868098ebe8959910",
 }
+# Version 2: every caller line says what it means (the referee of an outside agent reads it).
+HASHES = {
+    "backchannel_readback": "f5205b74ac647b674ebc79c31313745dec40a7e38fce7cc8c58a44d37f1ff0ef",
+    "correction": "728c438b94b951c0fdbbffa6906249c7454bd7854c986b1f4770e508559c6976",
+    "double_confirmation": "165a135e61adc0f39747b7d7a2579d2b76765ca7dfaf482aa7fbafd5d6bc861c",
+    "facts_before_booking": "15dd160ab1f4adf0f973baf08741a7d2e374d3f5fcca5a95bb2545b032a14ac2",
+    "interruption": "643041c1ec9366e3ef912d10c07ce26bec821414b44352b69d3677d5998610c2",
+    "no_confirmation": "c4d6998d41d8201095f9f2a03df5b54b122276eda010b0f3d6be52e44e6b9b75",
+    "refund_correction": "caaf2d5e506e6246d423f91ec0f43eaf8bcac996f8210a08587c316d6c68df99",
+    "tool_timeout": "21e163da5c0d1bf660c1518df8a83b94aa9475afc29f48f57971b5f1414880aa",
+    "uncovered_question": "c439439ab22bf25178922e862082a402a1650cbd20dccd9cef1ebe23d12807c2",
+}
 
 
 def test_every_scripted_contract_keeps_the_hash_it_had() -> None:
     assert {key: c.contract_hash for key, c in all_contracts().items()} == HASHES
+
+
+def test_the_annotations_and_the_version_are_all_that_changed_since_version_1() -> None:
+    for key, contract in all_contracts().items():
+        assert contract.version == 2 and contract.annotated, key
+        lines = [line.model_copy(update={"means": None}) for line in contract.caller]
+        before = contract.model_copy(update={"version": 1, "caller": lines})
+        assert before.contract_hash == HASHES_V1[key], key
 
 
 def test_the_free_call_is_canonical_but_no_scripted_scenario() -> None:

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from lab.agents.registry import AgentSpec, register_connector, unregister_connector
+from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
@@ -105,10 +106,12 @@ def test_verifyreport_names_the_outside_agent_of_a_report(outsiders, tmp_path, c
     call_command("verifyreport", str(tmp_path / "correction.json"))
     out = capsys.readouterr().out
     assert "  Agent under test: openai test://outsider (model well_behaved)" in out
+    assert "  Referee: scenario annotations" in out
     assert "consistent, signed by this lab, verdict PASS" in out
     run = Run.objects.get()
     client_page = _run_page(run)
     assert "Agent under test: openai test://outsider (model well_behaved)" in client_page
+    assert "Referee: scenario annotations" in client_page
 
 
 def _run_page(run: Run) -> str:
@@ -142,3 +145,21 @@ def test_a_free_call_reaches_an_outside_agent_and_is_judged_by_the_invariants(
     assert capsys.readouterr().out.strip() == "free PASS"
     run = Run.objects.get()
     assert run.agent_connector == "double"
+    # No script: the lab's own understanding judged the caller's turns, and the page says so.
+    assert "Referee: the lab&#x27;s understanding" in _run_page(run)
+
+
+@pytest.mark.models
+@pytest.mark.django_db(transaction=True)
+def test_by_voice_each_recognized_line_is_refereed_on_what_it_means(outsiders, capsys):
+    call_command(
+        "runscenarios",
+        *("--agent", "double:well_behaved", "--scenario", "double_confirmation"),
+        *("--channel", "voice"),
+    )
+    assert capsys.readouterr().out.strip() == "double_confirmation PASS"
+    events = store.run_events(Run.objects.get())
+    heard = [e.payload for e in events if e.type == "caller.understood"]
+    # Each line's first transcript is read as meant (a split line's later part, if any, is not).
+    assert [u.kind for u in heard if u.annotated] == ["request", "confirm", "confirm"]
+    assert heard[0].annotated

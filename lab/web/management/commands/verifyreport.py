@@ -12,7 +12,7 @@ from lab.reports.services import report_verify
 from lab.reports.signing import KeyProblem, public_key_from_pem
 from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Verification
-from lab.web.panel import agent_under_test
+from lab.web.panel import agent_under_test, referee_used
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
 
@@ -105,6 +105,8 @@ class Command(BaseCommand):
             if verification.report is not None:
                 tested = agent_under_test(verification.report.events)
                 self.stdout.write(f"  Agent under test: {tested}")
+                if (referee := referee_used(verification.report.events)) is not None:
+                    self.stdout.write(f"  Referee: {referee}")
             self.stdout.write(verification.summary(str(path)))
             proven = verification.origin_proven or options["allow_unsigned"]
             accepted = accepted and verification.consistent and proven
