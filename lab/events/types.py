@@ -40,6 +40,7 @@ from lab.events.grounding_events import (
     TurnGradeRecovered,
     TurnGrounding,
 )
+from lab.events.recording_events import RecordingClosed
 from lab.events.speech_events import (
     AgentAudioPlayed,
     AgentAudioStarted,
@@ -146,6 +147,7 @@ __all__ = [
     "TurnGraded",
     "TurnGrounding",
     "TurnLatency",
+    "RecordingClosed",
     "UnderstandingKind",
     "UtterancePurpose",
     "event_id_for",
@@ -191,6 +193,7 @@ EventPayload = Annotated[
     | TurnGraded
     | TurnGrounding
     | TurnGradeRecovered
+    | RecordingClosed
     | RunEnded,
     Field(discriminator="type"),
 ]
