@@ -168,4 +168,3 @@ def caller_ms_at(pieces: list[tuple[int, int]], stream_ms: int) -> int | None:
         return None
     stream, at = placed[-1]
     return at + stream_ms - stream
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -10,6 +11,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import aget_object_or_404, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
@@ -38,10 +40,13 @@ from lab.reports.signing import (
 from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Verification
 from lab.reports.worker import VerifierBusy, off_loop
+from lab.runs.ownership import Viewer, run_access
+from lab.runs.recording_files import recording_path
 from lab.scenarios.catalog import UnknownScenario
 from lab.scenarios.contracts import Contract
-from lab.web.access import owner_token_of, run_for_request
+from lab.web.access import owner_token_of, run_for_request, user_id_for
 from lab.web.panel import TEMPLATE, event_fragments, panel_context
+from lab.web.playback import recording_context
 
 # Stepping re-evaluates every prefix of the log; beyond this the replay shows the end state only.
 REPLAY_MAX_EVENTS = 500
@@ -260,9 +265,25 @@ def _replay(
         "steps": _replay_steps(contract, events) if steppable else [],
         "steppable": steppable,
         "max_events": REPLAY_MAX_EVENTS,
+        **recording_context(
+            events, url=_local_recording_url(request, report.run_id), offer_file=True
+        ),
     }
     # panel_context evaluated with the same contract; the verdict shown is derived, as everywhere.
     return render(request, "reports/replay.html", context)
+
+
+def _local_recording_url(request: HttpRequest, run_id: str) -> str | None:
+    """This lab's copy of the report's recording, where the reader may see its run."""
+    try:
+        UUID(run_id)
+    except ValueError:
+        return None
+    viewer = Viewer(owner_token=owner_token_of(request), user_id=user_id_for(request))
+    access = run_access(viewer=viewer, run_id=run_id)
+    if access is None or not recording_path(run_id).is_file():
+        return None
+    return reverse("run_recording_wav", args=[run_id])
 
 
 @require_safe
