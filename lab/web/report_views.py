@@ -240,6 +240,7 @@ def _replay(
     stored: ImportedReport,
     trusted: tuple[Ed25519PublicKey, ...],
     pinned: dict[str, str],
+    local_recording: str | None = None,
 ) -> HttpResponse:
     """The whole replay page: verification, every step's fragments and the panel."""
     verification = report_verify(stored.document.encode(), trusted=trusted)
@@ -265,18 +266,19 @@ def _replay(
         "steps": _replay_steps(contract, events) if steppable else [],
         "steppable": steppable,
         "max_events": REPLAY_MAX_EVENTS,
+        # A run of this lab's the reader may see plays from here; any other from their disk.
         **recording_context(
-            events, url=_local_recording_url(request, report.run_id), offer_file=True
+            events, url=local_recording if local_recording else None, offer_file=True
         ),
     }
     # panel_context evaluated with the same contract; the verdict shown is derived, as everywhere.
     return render(request, "reports/replay.html", context)
 
 
-def _local_recording_url(request: HttpRequest, run_id: str) -> str | None:
+def _local_recording_url(request: HttpRequest, report: ImportedReport) -> str | None:
     """This lab's copy of the report's recording, where the reader may see its run."""
     try:
-        UUID(run_id)
+        run_id = str(UUID(report.run_id))
     except ValueError:
         return None
     viewer = Viewer(owner_token=owner_token_of(request), user_id=user_id_for(request))
@@ -292,7 +294,8 @@ async def report_replay(request: HttpRequest, report_id: str) -> HttpResponse:
     stored = await aget_object_or_404(ImportedReport, pk=report_id)
     trusted = await sync_to_async(_trusted)(request)
     pinned = await sync_to_async(_pinned_names)(request)
+    local = await sync_to_async(_local_recording_url)(request, stored)
     try:
-        return await off_loop(_replay, request, stored, trusted, pinned)
+        return await off_loop(_replay, request, stored, trusted, pinned, local)
     except VerifierBusy as error:
         return _busy(error)

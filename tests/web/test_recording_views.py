@@ -6,14 +6,19 @@ import hashlib
 
 import numpy as np
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
 from lab.events.types import Channel, Mode
+from lab.reports.export import report_bytes
+from lab.reports.models import ImportedReport
+from lab.reports.services import report_for_run
 from lab.runs.ownership import owner_token_new, share_link_create
 from lab.runs.recording_files import recording_append, recording_path
 from lab.runs.services import run_start
 from tests.web.owners import act_as_owner
+from tests.web.test_waterfall import finished_voice_run  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +84,19 @@ def test_the_run_page_offers_the_player_and_the_download(client: Client, recorde
     assert '<audio id="recording"' in page and "js/playhead.js" in page
     assert reverse("run_recording_wav", args=[recorded.id]) in page
     assert 'id="event-clock"' in page
+
+
+def test_the_replay_plays_the_labs_copy_only_for_whoever_may_see_the_run(
+    client: Client,
+    finished_voice_run,  # noqa: F811 (the fixture)
+):
+    run_id = str(finished_voice_run.id)
+    recording_append(run_id=run_id, start_byte=0, data=bytes(64), max_file_bytes=10**6)
+    raw = report_bytes(report_for_run(finished_voice_run))
+    upload = {"report": SimpleUploadedFile("voice.json", raw, content_type="application/json")}
+    assert client.post(reverse("report_create"), upload).status_code == 200
+    replay = reverse("report_replay", args=[ImportedReport.objects.get().id])
+    url = reverse("run_recording_wav", args=[run_id])
+    assert url in client.get(replay).content.decode()
+    stranger = Client()
+    assert url not in stranger.get(replay).content.decode()
