@@ -135,7 +135,14 @@ class Recorder:
             self.mix.agent_cut(end)
             self._queue(self.mix.take(end))
         await self.aclose()
-        sealed = await asyncio.to_thread(recording_files.recording_seal, str(self.session.run.id))
+        try:
+            sealed = await asyncio.to_thread(
+                recording_files.recording_seal, str(self.session.run.id)
+            )
+        except OSError:
+            # The run still ends; its log names no recording rather than a wrong one.
+            logger.exception("recording of run %s not sealed", self.session.run.id)
+            return
         if sealed is None:
             return
         samples = sealed.data_bytes // FRAME_BYTES_STEREO
