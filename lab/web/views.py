@@ -128,7 +128,8 @@ def _page_context(request: HttpRequest, access: RunAccess) -> dict[str, Any]:
         }
     events = store.run_events(run)
     recording_url = urls.pop("recording_url")
-    recorded = recording_path(str(run.id)).is_file()
+    # A live run's file is still growing: the player comes with the end.
+    recorded = run.status == Run.Status.ENDED and recording_path(str(run.id)).is_file()
     return {
         **recording_context(events, url=recording_url if recorded else None, offer_file=False),
         "run": run,

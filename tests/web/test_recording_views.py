@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from lab.events import store
 from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.models import ImportedReport
@@ -78,8 +79,13 @@ def test_a_run_without_a_recording_is_a_404_not_an_error(client: Client):
     assert response.status_code == 404
 
 
-def test_the_run_page_offers_the_player_and_the_download(client: Client, recorded):
+def test_the_run_page_offers_the_player_and_the_download_once_the_run_has_ended(
+    client: Client, recorded
+):
     act_as_owner(client)
+    live = client.get(reverse("run_page", args=[recorded.id])).content.decode()
+    assert '<audio id="recording"' not in live  # its file is still growing
+    store.run_mark_ended(run=recorded)
     page = client.get(reverse("run_page", args=[recorded.id])).content.decode()
     assert '<audio id="recording"' in page and "js/playhead.js" in page
     assert reverse("run_recording_wav", args=[recorded.id]) in page
