@@ -8,7 +8,7 @@ COPY lab ./lab
 RUN /venv/bin/pip install --no-cache-dir '.[postgres]'
 
 FROM python:3.11-slim
-RUN useradd --create-home lab
+RUN useradd --create-home lab && install -d -o lab -g lab /home/lab/recordings
 WORKDIR /app
 COPY --from=build /venv /venv
 COPY . .

@@ -252,6 +252,13 @@ LAB_ASR_EARLY_MS = env_int("LAB_ASR_EARLY_MS", 60, minimum=0, maximum=5000)
 # only with a channel layer other processes share (REDIS_URL). A request may take the base
 # timeout plus the length of its audio (or text), is asked twice, then reported; each web
 # process keeps at most LAB_SPEECH_IN_FLIGHT recognitions (and as many syntheses) in flight.
+# A voice run's two-channel recording (caller left, agent right) stops at this size, WAV header
+# included, and says it was truncated: 64 MB is about 16 minutes of 16 kHz stereo.
+LAB_RECORDING_MAX_BYTES = env_int(
+    "LAB_RECORDING_MAX_BYTES", 64_000_000, minimum=1024, maximum=2_000_000_000
+)
+# Where recordings are kept, one WAV per run (replicas share it: a volume, as for media files).
+LAB_RECORDING_DIR = Path(env_str("LAB_RECORDING_DIR", str(LAB_STATE_DIR / "recordings")))
 LAB_SPEECH_WORKERS = env_bool("LAB_SPEECH_WORKERS", False)
 LAB_SPEECH_TIMEOUT_S = env_float("LAB_SPEECH_TIMEOUT_S", 10.0, minimum=0.05, maximum=600.0)
 LAB_SPEECH_IN_FLIGHT = env_int("LAB_SPEECH_IN_FLIGHT", 2, minimum=1, maximum=64)

@@ -154,3 +154,9 @@ def _fresh_throttle() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _recordings_in_tmp(settings, tmp_path) -> None:
+    """Voice runs' recordings go to the test's own folder, never the developer's state dir."""
+    settings.LAB_RECORDING_DIR = tmp_path / "recordings"

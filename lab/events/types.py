@@ -40,6 +40,7 @@ from lab.events.grounding_events import (
     TurnGradeRecovered,
     TurnGrounding,
 )
+from lab.events.recording_events import RecordingClosed
 from lab.events.speech_events import (
     AgentAudioPlayed,
     AgentAudioStarted,
@@ -130,6 +131,7 @@ __all__ = [
     "ProposalMade",
     "Receipt",
     "ReconcileTrigger",
+    "RecordingClosed",
     "RetrievalDone",
     "RunEnded",
     "RunStarted",
@@ -191,6 +193,7 @@ EventPayload = Annotated[
     | TurnGraded
     | TurnGrounding
     | TurnGradeRecovered
+    | RecordingClosed
     | RunEnded,
     Field(discriminator="type"),
 ]

@@ -26,6 +26,8 @@ BYTES_PER_SECOND = 32000
 PLAYBACK_REPORT_WAIT_S = 3.0
 
 SendBytes = Callable[[bytes], Awaitable[None]]
+# An utterance's chunk of audio as sent, and when (loop time) it starts playing.
+Recorded = Callable[[str, bytes, float], None]
 
 
 def audio_message(kind: int, utterance_event_id: str, pcm: bytes = b"") -> bytes:
@@ -51,6 +53,7 @@ class AgentVoice:
         self.utterances: asyncio.Queue[Event] = asyncio.Queue()
         self.speaking = False
         self.turn: TurnClock | None = None
+        self.recorded: Recorded | None = None
         self.task = asyncio.ensure_future(self._speak_forever())
 
     @property
@@ -103,6 +106,8 @@ class AgentVoice:
                 start = plays_until = max(now, timeline.end_before(event.id))
             await self.send(audio_message(AGENT_AUDIO, event.id, pcm))
             self.barge.agent_audio(event.id, pcm, now)
+            if self.recorded is not None:
+                self.recorded(event.id, pcm, max(plays_until, now))
             # A chunk synthesized slower than the last one played starts when it arrives.
             plays_until = max(plays_until, now) + len(pcm) / BYTES_PER_SECOND
             timeline.retime(event.id, start=start, seconds=plays_until - start)

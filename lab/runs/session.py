@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -139,6 +139,8 @@ class RunSession:
         self.scripted = False
         self.voiced_meaning: CallerMeaning | None = None
         self._quiet: asyncio.Task[None] | None = None
+        # What must reach the log before run.ended closes it (the voice run's recording).
+        self.before_end: list[Callable[[], Awaitable[None]]] = []
 
     @property
     def careful_barge_in(self) -> bool:
@@ -306,6 +308,8 @@ class RunSession:
         self.close()
         await self.tools.settle_open()
         self.timeline.cut(self.now())
+        for hook in self.before_end:
+            await hook()
         await self.record(RunEnded(reason_kind=reason_kind, reason=reason))
         await database_sync_to_async(store.run_mark_ended)(run=self.run)
         if self.agent is not None:

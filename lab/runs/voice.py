@@ -26,6 +26,7 @@ from lab.runs.agent_voice import (
 from lab.runs.barge_in import BargeIn
 from lab.runs.caller_audio import AudioRejected, CallerAudio
 from lab.runs.log import RunClosed
+from lab.runs.recorder import Recorder
 from lab.runs.session import RunSession
 from lab.runs.turn_taking import TurnClock
 from lab.speech import service
@@ -42,11 +43,14 @@ class VoiceLink:
         self.session = session
         self.send = send
         self.barge = BargeIn(session)
+        self.recorder = Recorder(session)
         self.speech = AgentVoice(session, send, self.barge)
+        self.speech.recorded = self.recorder.agent_audio
         self.caller = CallerAudio(
             session, self.barge, on_turn=self._turn_decided, audio_since=audio_since
         )
         session.voice = self
+        session.before_end.append(self.recorder.seal)
 
     def _turn_decided(self, clock: TurnClock) -> None:
         self.speech.turn = clock
@@ -56,9 +60,10 @@ class VoiceLink:
         self.speech.task.cancel()
 
     async def aclose(self) -> None:
-        """Stop the voice tasks and wait until they have stopped."""
+        """Stop the voice tasks and wait until they have stopped; store the recording's rest."""
         self.close()
         await asyncio.gather(self.caller.task, self.speech.task, return_exceptions=True)
+        await self.recorder.aclose()
 
     @property
     def idle(self) -> bool:
@@ -67,18 +72,30 @@ class VoiceLink:
 
     async def push_mic(self, data: bytes) -> None:
         """A microphone frame; refused while the scripted caller is speaking."""
-        await self.caller.push_mic(data)
+        if self.caller.scripted:
+            await self.caller.push_mic(data)
+        else:
+            await self.push_audio(data)
 
     async def push_audio(self, data: bytes) -> None:
-        """One 20 ms frame of caller audio."""
-        await self.caller.push_audio(data)
+        """One 20 ms frame of caller audio; recorded once the voice path has taken it."""
+        arrived = self.session.now()
+        frames = self.caller.frames
+        try:
+            await self.caller.push_audio(data)
+        finally:
+            if self.caller.frames > frames:
+                self.recorder.caller_frame(data, arrived)
 
     def say(self, event: Event) -> None:
         """Queue an agent utterance for synthesis; its audio follows the ones before it."""
         self.speech.say(event)
 
-    async def silence(self, utterance_event_ids: list[str]) -> None:
-        """Barge-in: drop queued speech and tell the browser to stop playing now."""
+    async def silence(self, utterance_event_ids: list[str], *, at: float | None = None) -> None:
+        """Barge-in: drop queued speech and tell the browser to stop playing now; the recording
+        holds no agent audio from `at`, where the caller began."""
+        if at is not None:
+            self.recorder.agent_cut(at)
         await self.speech.silence(utterance_event_ids)
 
     async def played(self, *, utterance_event_id: str, played_ms: int, total_ms: int) -> None:
@@ -87,6 +104,7 @@ class VoiceLink:
             e.id == utterance_event_id and e.type == "agent.utterance" for e in self.session.events
         ):
             raise AudioRejected("unknown_utterance", f"no agent utterance {utterance_event_id}")
+        self.recorder.agent_played(utterance_event_id, min(played_ms, total_ms))
         try:
             await self.session.record(
                 AgentAudioPlayed(
@@ -118,7 +136,7 @@ class VoiceLink:
         self.caller.scripted = True
         try:
             for frame in split_frames(lead + pcm + tail):
-                await self.caller.push_audio(frame.pcm)
+                await self.push_audio(frame.pcm)
                 next_at += FRAME_MS / 1000
                 await asyncio.sleep(max(0.0, next_at - self.session.now()))
         finally:

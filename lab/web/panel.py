@@ -35,6 +35,7 @@ from lab.events.types import (
     LookupSucceeded,
     ProposalExpired,
     ProposalMade,
+    RecordingClosed,
     RetrievalDone,
     RunEnded,
     RunStarted,
@@ -180,6 +181,9 @@ def summarize(event: Event) -> str:
             return f"{p.utterance_event_id} graded {p.grade.verdict}: {p.grade.rationale}"
         case TurnGrounding() as p:
             return f"{p.utterance_event_id} grounding {p.audit.verdict}"
+        case RecordingClosed() as p:
+            cut = ", truncated at the size cap" if p.truncated else ""
+            return f"recording closed: {p.duration_ms} ms stereo, sha256 {p.digest[:12]}…{cut}"
     return event.type
 
 

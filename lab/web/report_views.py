@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -10,6 +11,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import aget_object_or_404, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
@@ -38,10 +40,13 @@ from lab.reports.signing import (
 from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Verification
 from lab.reports.worker import VerifierBusy, off_loop
+from lab.runs.ownership import Viewer, run_access
+from lab.runs.recording_files import recording_path
 from lab.scenarios.catalog import UnknownScenario
 from lab.scenarios.contracts import Contract
-from lab.web.access import owner_token_of, run_for_request
+from lab.web.access import owner_token_of, run_for_request, user_id_for
 from lab.web.panel import TEMPLATE, event_fragments, panel_context
+from lab.web.playback import recording_context
 
 # Stepping re-evaluates every prefix of the log; beyond this the replay shows the end state only.
 REPLAY_MAX_EVENTS = 500
@@ -235,6 +240,7 @@ def _replay(
     stored: ImportedReport,
     trusted: tuple[Ed25519PublicKey, ...],
     pinned: dict[str, str],
+    local_recording: str | None = None,
 ) -> HttpResponse:
     """The whole replay page: verification, every step's fragments and the panel."""
     verification = report_verify(stored.document.encode(), trusted=trusted)
@@ -260,9 +266,26 @@ def _replay(
         "steps": _replay_steps(contract, events) if steppable else [],
         "steppable": steppable,
         "max_events": REPLAY_MAX_EVENTS,
+        # A run of this lab's the reader may see plays from here; any other from their disk.
+        **recording_context(
+            events, url=local_recording if local_recording else None, offer_file=True
+        ),
     }
     # panel_context evaluated with the same contract; the verdict shown is derived, as everywhere.
     return render(request, "reports/replay.html", context)
+
+
+def _local_recording_url(request: HttpRequest, report: ImportedReport) -> str | None:
+    """This lab's copy of the report's recording, where the reader may see its run."""
+    try:
+        run_id = str(UUID(report.run_id))
+    except ValueError:
+        return None
+    viewer = Viewer(owner_token=owner_token_of(request), user_id=user_id_for(request))
+    access = run_access(viewer=viewer, run_id=run_id)
+    if access is None or not recording_path(run_id).is_file():
+        return None
+    return reverse("run_recording_wav", args=[run_id])
 
 
 @require_safe
@@ -271,7 +294,8 @@ async def report_replay(request: HttpRequest, report_id: str) -> HttpResponse:
     stored = await aget_object_or_404(ImportedReport, pk=report_id)
     trusted = await sync_to_async(_trusted)(request)
     pinned = await sync_to_async(_pinned_names)(request)
+    local = await sync_to_async(_local_recording_url)(request, stored)
     try:
-        return await off_loop(_replay, request, stored, trusted, pinned)
+        return await off_loop(_replay, request, stored, trusted, pinned, local)
     except VerifierBusy as error:
         return _busy(error)

@@ -28,6 +28,8 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "style-src 'self'",
         "style-src-attr 'unsafe-inline'",
         "img-src 'self' data:",
+        # blob: plays a recording the reader chose from disk, once checked against its digest.
+        "media-src 'self' blob:",
         "connect-src 'self'",
         "worker-src 'self'",
         "object-src 'none'",

@@ -4,7 +4,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from lab.web import grade_views, mcp_views, report_views, trial_views, views
+from lab.web import grade_views, mcp_views, recording_views, report_views, trial_views, views
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -13,12 +13,22 @@ urlpatterns = [
     path("runs/", views.run_create, name="run_create"),
     path("runs/<uuid:run_id>/", views.run_page, name="run_page"),
     path("runs/<uuid:run_id>/events.json", views.run_events_json, name="run_events_json"),
+    path(
+        "runs/<uuid:run_id>/recording.wav",
+        recording_views.run_recording_wav,
+        name="run_recording_wav",
+    ),
     path("runs/<uuid:run_id>/share/", views.run_share, name="run_share"),
     # The run's sandboxed tools for an outside agent's MCP client (served at /mcp/runs/<id>/).
     path("runs/<uuid:run_id>/mcp/", mcp_views.run_mcp_token, name="run_mcp_token"),
     # Read-only capability links: the token alone names the run.
     path("share/<str:share>/", views.run_page, name="shared_run_page"),
     path("share/<str:share>/events.json", views.run_events_json, name="shared_events_json"),
+    path(
+        "share/<str:share>/recording.wav",
+        recording_views.run_recording_wav,
+        name="shared_recording_wav",
+    ),
     path("share/<str:share>/report.json", views.shared_report_json, name="shared_report_json"),
     path("trials/<uuid:group_id>/", trial_views.trials_page, name="trials_page"),
     path("scenarios/<str:scenario_id>.json", views.scenario_json, name="scenario_json"),

@@ -25,6 +25,7 @@ from lab.runs.ownership import (
     runs_owned,
     share_link_create,
 )
+from lab.runs.recording_files import recording_path
 from lab.runs.retrieval import tenant_constraints
 from lab.runs.services import run_start
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
@@ -32,6 +33,7 @@ from lab.scenarios.contracts import Contract
 from lab.web import report_views
 from lab.web.access import owner_token_ensure, owner_token_of, run_for_request, user_id_for
 from lab.web.panel import TEMPLATE, panel_context
+from lab.web.playback import recording_context
 
 
 class RunForm(BaseModel):
@@ -118,15 +120,21 @@ def _page_context(request: HttpRequest, access: RunAccess) -> dict[str, Any]:
             "ws_url": f"/ws/share/{share}/",
             "events_url": reverse("shared_events_json", args=[share]),
             "report_url": reverse("shared_report_json", args=[share]),
+            "recording_url": reverse("shared_recording_wav", args=[share]),
         }
     else:
         urls = {
             "ws_url": f"/ws/runs/{run.id}/",
             "events_url": reverse("run_events_json", args=[run.id]),
             "report_url": reverse("run_report_json", args=[run.id]),
+            "recording_url": reverse("run_recording_wav", args=[run.id]),
         }
     events = store.run_events(run)
+    recording_url = urls.pop("recording_url")
+    # A live run's file is still growing: the player comes with the end.
+    recorded = run.status == Run.Status.ENDED and recording_path(str(run.id)).is_file()
     return {
+        **recording_context(events, url=recording_url if recorded else None, offer_file=False),
         "run": run,
         "access": access.access.value,
         # The socket says whether this window drives; until then nothing looks live.

@@ -1,18 +1,22 @@
-"""Verify evidence reports: the import page's six checks, one verdict line per file."""
+"""Verify evidence reports: the import page's six checks, one verdict line per file; with
+--recording, a downloaded recording against the digest its report names."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lab.events.types import Event
 from lab.reports.keys import configured_trusted_keys
 from lab.reports.services import report_verify
 from lab.reports.signing import KeyProblem, public_key_from_pem
 from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Verification
 from lab.web.panel import agent_under_test, referee_used
+from lab.web.playback import recording_closed
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
 
@@ -70,6 +74,13 @@ class Command(BaseCommand):
             help="trust signatures by this Ed25519 public key (PEM); repeatable",
         )
         parser.add_argument(
+            "--recording",
+            type=Path,
+            metavar="WAV",
+            help="also check a downloaded recording against the digest its report's "
+            "recording.closed names (one report only)",
+        )
+        parser.add_argument(
             "--allow-unsigned",
             action="store_true",
             help="accept consistent reports whose origin is unproven (unsigned or unknown key)",
@@ -84,6 +95,8 @@ class Command(BaseCommand):
                 raise CommandError(f"cannot read the public key {key_file}: {error}") from None
             except KeyProblem as error:
                 raise CommandError(f"the public key {key_file} is {error}") from None
+        if options["recording"] is not None and len(options["files"]) != 1:
+            raise CommandError("--recording checks the recording of one report: name one FILE")
         accepted = True
         for path in options["files"]:
             try:
@@ -108,7 +121,36 @@ class Command(BaseCommand):
                 if (referee := referee_used(verification.report.events)) is not None:
                     self.stdout.write(f"  Referee: {referee}")
             self.stdout.write(verification.summary(str(path)))
+            if options["recording"] is not None:
+                events = verification.report.events if verification.report else []
+                accepted = self._recording_matches(options["recording"], events) and accepted
             proven = verification.origin_proven or options["allow_unsigned"]
             accepted = accepted and verification.consistent and proven
         if not accepted:
             raise SystemExit(1)
+
+    def _recording_matches(self, wav: Path, events: list[Event]) -> bool:
+        closed = recording_closed(events)
+        if closed is None:
+            self.stdout.write(f"  Recording {wav}: the report names no recording")
+            return False
+        digest = hashlib.sha256()
+        try:
+            with open(wav, "rb") as file:
+                while block := file.read(1 << 20):
+                    digest.update(block)
+        except OSError as error:
+            self.stdout.write(f"  Recording {wav}: UNREADABLE ({error.strerror or error})")
+            return False
+        if digest.hexdigest() != closed.digest:
+            self.stdout.write(
+                f"  Recording {wav}: DOES NOT MATCH (sha256 {digest.hexdigest()}, "
+                f"the report names {closed.digest})"
+            )
+            return False
+        cut = ", truncated at the size cap" if closed.truncated else ""
+        self.stdout.write(
+            f"  Recording {wav}: matches recording.closed (sha256 {closed.digest}, "
+            f"{closed.bytes} bytes, {closed.duration_ms} ms{cut})"
+        )
+        return True
