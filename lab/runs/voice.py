@@ -29,6 +29,7 @@ from lab.runs.log import RunClosed
 from lab.runs.session import RunSession
 from lab.runs.turn_taking import TurnClock
 from lab.speech import service
+from lab.speech.recognizer import ASKER, Asker
 
 __all__ = ["AGENT_AUDIO", "CALLER_AUDIO", "STOP_AUDIO", "AudioRejected", "VoiceLink"]
 
@@ -43,10 +44,24 @@ class VoiceLink:
         self.send = send
         self.barge = BargeIn(session)
         self.speech = AgentVoice(session, send, self.barge)
-        self.caller = CallerAudio(
-            session, self.barge, on_turn=self._turn_decided, audio_since=audio_since
-        )
+        # Recognition asked from the frame path speculates; the turn loop's (a task the caller
+        # audio starts now, with this context) is a decided turn's, and runs first.
+        self.stream = f"run-{session.run.pk}-{id(self):x}"
+        self._speculating = Asker(self.stream, final=False)
+        deciding = ASKER.set(Asker(self.stream, final=True))
+        try:
+            self.caller = CallerAudio(
+                session, self.barge, on_turn=self._turn_decided, audio_since=audio_since
+            )
+        finally:
+            ASKER.reset(deciding)
+        session.listeners.append(self._promote_decided)
         session.voice = self
+
+    async def _promote_decided(self, event: Event) -> None:
+        if event.type == "vad.speech_ended":
+            # The turn is decided: its speculative recognition is now what the caller waits on.
+            service.promote(self.stream)
 
     def _turn_decided(self, clock: TurnClock) -> None:
         self.speech.turn = clock
@@ -54,6 +69,8 @@ class VoiceLink:
     def close(self) -> None:
         self.caller.close()
         self.speech.task.cancel()
+        if self._promote_decided in self.session.listeners:
+            self.session.listeners.remove(self._promote_decided)
 
     async def aclose(self) -> None:
         """Stop the voice tasks and wait until they have stopped."""
@@ -67,10 +84,12 @@ class VoiceLink:
 
     async def push_mic(self, data: bytes) -> None:
         """A microphone frame; refused while the scripted caller is speaking."""
+        ASKER.set(self._speculating)
         await self.caller.push_mic(data)
 
     async def push_audio(self, data: bytes) -> None:
         """One 20 ms frame of caller audio."""
+        ASKER.set(self._speculating)
         await self.caller.push_audio(data)
 
     def say(self, event: Event) -> None:
@@ -116,6 +135,7 @@ class VoiceLink:
         mark = len(self.session.events)
         next_at = self.session.now()
         self.caller.scripted = True
+        ASKER.set(self._speculating)
         try:
             for frame in split_frames(lead + pcm + tail):
                 await self.caller.push_audio(frame.pcm)

@@ -2,8 +2,9 @@
 
 Pure: no clock, no threads; times are plain seconds supplied by the caller. A *final* decode is
 one a decided turn waits on; a *speculative* one starts in a pause the caller may yet speak
-through. Nothing is ever dropped: shed speculation is parked, and runs if its turn is decided
-(promoted to final); its owner cancels it if the caller speaks on.
+through. Nothing is ever dropped: speculation that waited too long is deferred behind fresh
+work, speculation a newer decode of its stream supersedes is parked, and either runs as a final
+once its turn is decided (promoted); its owner cancels it if the caller speaks on.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from enum import Enum
 
 class JobState(Enum):
     QUEUED = "queued"
-    # Shed: not worth the thread ahead of need; it runs only once its stream is promoted.
+    # Shed under load: it runs only when nothing else waits (or once promoted).
+    DEFERRED = "deferred"
+    # Superseded: it runs only once its stream is promoted.
     PARKED = "parked"
 
 
@@ -27,7 +30,7 @@ class Job:
     # Finals run in the order they became final; speculation in the order it was submitted.
     order: int
     state: JobState = JobState.QUEUED
-    parked_because: str | None = None
+    shed_because: str | None = None
 
 
 class RecognitionQueue:
@@ -54,7 +57,7 @@ class RecognitionQueue:
         for older in self._of(stream):
             if not older.final and older.state is JobState.QUEUED:
                 # Newer audio of the same stream covers what the older decode would have heard.
-                self._park(older, "superseded by a newer recognition of its stream")
+                self._shed(older, JobState.PARKED, "superseded by a newer decode of its stream")
         job = Job(job_id, stream, final, at, self._next_order())
         self._jobs[job_id] = job
         return job
@@ -63,7 +66,7 @@ class RecognitionQueue:
         """The stream's turn is decided: its waiting recognitions become final (parked ones too)."""
         promoted = [job for job in self._of(stream) if not job.final]
         for job in sorted(promoted, key=lambda job: job.order):
-            job.final, job.state, job.parked_because = True, JobState.QUEUED, None
+            job.final, job.state, job.shed_because = True, JobState.QUEUED, None
             job.order = self._next_order()
         return promoted
 
@@ -76,19 +79,20 @@ class RecognitionQueue:
         for job in self._jobs.values():
             stale = at - job.submitted_at > self.speculative_ttl_s
             if not job.final and job.state is JobState.QUEUED and stale:
-                self._park(job, "waited past its use as speculation")
-        runnable = [job for job in self._jobs.values() if job.state is JobState.QUEUED]
+                self._shed(job, JobState.DEFERRED, "waited past its use as speculation")
+        rank = {JobState.QUEUED: 0, JobState.DEFERRED: 1}
+        runnable = [job for job in self._jobs.values() if job.state in rank]
         if not runnable:
             return None
-        chosen = min(runnable, key=lambda job: (not job.final, job.order))
+        chosen = min(runnable, key=lambda job: (not job.final, rank[job.state], job.order))
         del self._jobs[chosen.job_id]
         return chosen
 
     def _of(self, stream: str) -> list[Job]:
         return [job for job in self._jobs.values() if job.stream == stream]
 
-    def _park(self, job: Job, reason: str) -> None:
-        job.state, job.parked_because = JobState.PARKED, reason
+    def _shed(self, job: Job, state: JobState, reason: str) -> None:
+        job.state, job.shed_because = state, reason
 
     def _next_order(self) -> int:
         self._order += 1

@@ -1,6 +1,7 @@
 """Recognition and synthesis for the voice channel, run in this process or on speech workers.
 
-The backend is chosen once per process: in-process (one-thread executors; the default, and
+The backend is chosen once per process: in-process (lab/speech/recognizer.py's scheduled
+recognition thread and a synthesis executor; the default, and
 always with the in-memory channel layer, which no other process can reach) or, with
 LAB_SPEECH_WORKERS and a shared channel layer, the workers of lab/speech/worker.py.
 """
@@ -34,10 +35,10 @@ from lab.speech.protocol import (
     asr_timeout_s,
     tts_timeout_s,
 )
+from lab.speech.recognizer import ASKER, Asker, Recognizer
 
 logger = logging.getLogger(__name__)
 
-ASR_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
 TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
 
 Kind = Literal["asr", "tts"]
@@ -48,6 +49,13 @@ Reply = AsrReply | TtsReply | SpeechFailed
 def sentence_pcm(text: str) -> bytes:
     """Synthesized speech of `text`; cached, since the agent repeats its fixed phrases."""
     return tts.synthesize(text)
+
+
+@functools.cache
+def recognizer() -> Recognizer:
+    """This process's recognition thread; speculation is of no use once the fallback has decided."""
+    useful_ms = settings.LAB_VAD_END_SILENCE_MS - settings.LAB_ASR_EARLY_MS
+    return Recognizer(speculative_ttl_s=max(useful_ms, 100) / 1000)
 
 
 class SpeechUnavailable(RuntimeError):
@@ -65,13 +73,19 @@ class SpeechBackend(Protocol):
 
     async def warm(self) -> None: ...
 
+    def promote(self, stream: str) -> None: ...
+
 
 class InProcess:
-    """The models of this process, each behind its own one-thread executor."""
+    """The models of this process: recognition on its scheduled thread, synthesis on its own."""
 
     async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript:
         call = functools.partial(asr.transcribe, pcm, **options.keywords())
-        return await asyncio.get_running_loop().run_in_executor(ASR_EXECUTOR, call)
+        asker = ASKER.get() or Asker(stream=uuid.uuid4().hex, final=True)
+        return await recognizer().run(call, asker)
+
+    def promote(self, stream: str) -> None:
+        recognizer().promote(stream)
 
     async def synthesize(self, text: str) -> bytes:
         return await asyncio.get_running_loop().run_in_executor(TTS_EXECUTOR, sentence_pcm, text)
@@ -79,7 +93,7 @@ class InProcess:
     async def warm(self) -> None:
         """Load both models (about a second each) before the first caller waits on them."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(ASR_EXECUTOR, asr.load_model)
+        await loop.run_in_executor(None, asr.load_model)
         await loop.run_in_executor(TTS_EXECUTOR, tts.load_voice)
 
 
@@ -157,6 +171,9 @@ class Workers:
 
     async def warm(self) -> None:
         """Nothing to load: the models live in the workers, never in a web process."""
+
+    def promote(self, stream: str) -> None:
+        """Each worker takes one recognition at a time, when free: there is no queue to reorder."""
 
     def close(self) -> None:
         """Stop listening for replies (before the channel layer's connections close)."""
@@ -245,6 +262,11 @@ def backend() -> SpeechBackend:
 async def recognize(pcm: bytes, *, prompt_free: bool = False) -> asr.Transcript:
     """Transcribe one endpointed segment of 16 kHz mono PCM16."""
     return await backend().recognize(pcm, AsrOptions(prompt_free=prompt_free))
+
+
+def promote(stream: str) -> None:
+    """`stream`'s turn is decided: its recognition now runs before any call's speculation."""
+    backend().promote(stream)
 
 
 async def synthesize(text: str) -> bytes:

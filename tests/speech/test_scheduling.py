@@ -54,7 +54,7 @@ def test_a_newer_decode_of_the_same_stream_parks_its_older_speculation():
     queue.submit(job_id=2, stream="a", final=True, at=0.1)
     older = queue.job(1)
     assert older is not None and older.state is JobState.PARKED
-    assert older.parked_because == "superseded by a newer recognition of its stream"
+    assert older.shed_because == "superseded by a newer decode of its stream"
     assert drain(queue, at=0.1) == [2]
     assert len(queue) == 1  # parked, not dropped: its owner still holds it
 
@@ -80,15 +80,25 @@ def test_a_final_is_never_superseded_by_its_streams_next_segment():
     assert drain(queue, at=0.1) == [1, 2]
 
 
-def test_under_load_speculation_that_waited_past_its_use_is_shed():
+def test_under_load_speculation_that_waited_past_its_use_yields_to_fresh_speculation():
     queue = RecognitionQueue(speculative_ttl_s=TTL)
     queue.submit(job_id=1, stream="a", final=False, at=0.0)
     queue.submit(job_id=2, stream="b", final=False, at=0.2)
     # The thread was busy until 0.4 s: the first waited 0.4 s, past the 0.3 s it was good for.
-    assert drain(queue, at=0.4) == [2]
+    fresh = queue.take(at=0.4)
+    assert fresh is not None and fresh.job_id == 2
     shed = queue.job(1)
-    assert shed is not None and shed.state is JobState.PARKED
-    assert shed.parked_because == "waited past its use as speculation"
+    assert shed is not None and shed.state is JobState.DEFERRED
+    assert shed.shed_because == "waited past its use as speculation"
+    # An idle thread still runs it: its turn is likely to be decided on these words.
+    assert drain(queue, at=0.4) == [1]
+
+
+def test_a_final_overtakes_deferred_speculation():
+    queue = RecognitionQueue(speculative_ttl_s=TTL)
+    queue.submit(job_id=1, stream="a", final=False, at=0.0)
+    queue.submit(job_id=2, stream="b", final=True, at=0.35)
+    assert drain(queue, at=0.4) == [2, 1]
 
 
 def test_speculation_taken_in_time_is_not_shed():
@@ -103,12 +113,25 @@ def test_a_final_is_never_shed_however_long_it_waited():
     assert drain(queue, at=60.0) == [1]
 
 
-def test_shed_speculation_runs_as_a_final_once_its_turn_is_decided():
+def test_deferred_speculation_promoted_by_its_turn_overtakes_fresh_speculation():
     queue = RecognitionQueue(speculative_ttl_s=TTL)
     queue.submit(job_id=1, stream="a", final=False, at=0.0)
-    assert queue.take(at=1.0) is None  # shed: nothing runnable
+    queue.submit(job_id=2, stream="b", final=False, at=0.9)
+    assert queue.take(at=1.0) is not None  # 2: fresh, while 1 is deferred
+    queue.submit(job_id=3, stream="c", final=False, at=1.0)
     queue.promote("a")
     job = queue.take(at=1.0)
+    assert job is not None and job.job_id == 1 and job.final
+
+
+def test_superseded_speculation_waits_for_its_turn_even_on_an_idle_thread():
+    queue = RecognitionQueue(speculative_ttl_s=TTL)
+    queue.submit(job_id=1, stream="a", final=False, at=0.0)
+    queue.submit(job_id=2, stream="a", final=False, at=0.0)
+    assert drain(queue, at=0.0) == [2]
+    assert queue.take(at=5.0) is None
+    queue.promote("a")
+    job = queue.take(at=5.0)
     assert job is not None and job.job_id == 1 and job.final
 
 
