@@ -13,7 +13,7 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
@@ -22,6 +22,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from pydantic import ValidationError
 
+from lab.agent.fixed_lines import fixed_lines
 from lab.speech import asr, tts
 from lab.speech.protocol import (
     REPLY,
@@ -79,6 +80,9 @@ class SpeechBackend(Protocol):
 class InProcess:
     """The models of this process: recognition on its scheduled thread, synthesis on its own."""
 
+    def __init__(self) -> None:
+        self._presynthesis: asyncio.Future[None] | None = None
+
     async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript:
         call = functools.partial(asr.transcribe, pcm, **options.keywords())
         asker = ASKER.get() or Asker(stream=uuid.uuid4().hex, final=True)
@@ -91,10 +95,30 @@ class InProcess:
         return await asyncio.get_running_loop().run_in_executor(TTS_EXECUTOR, sentence_pcm, text)
 
     async def warm(self) -> None:
-        """Load both models (about a second each) before the first caller waits on them."""
+        """Load both models (about a second each) and the greeting before a caller waits on them.
+
+        The agent's other fixed lines follow in the background, one at a time, so a call's own
+        synthesis waits behind at most one of them.
+        """
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, asr.load_model)
         await loop.run_in_executor(TTS_EXECUTOR, tts.load_voice)
+        greeting, *others = fixed_lines()
+        await self.presynthesize([greeting])
+        running = self._presynthesis
+        if running is None or running.get_loop() is not loop or running.cancelled():
+            self._presynthesis = asyncio.ensure_future(self.presynthesize(others))
+
+    async def presynthesized(self) -> None:
+        """Wait until the background synthesis of the fixed lines is over."""
+        if self._presynthesis is not None:
+            await asyncio.shield(self._presynthesis)
+
+    async def presynthesize(self, lines: Iterable[str]) -> None:
+        """Put `lines` in the phrase cache, in the chunks a reply is synthesized in."""
+        for line in lines:
+            for chunk in tts.chunks(line):
+                await self.synthesize(chunk)
 
 
 class _Inbox:
