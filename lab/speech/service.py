@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -23,16 +23,22 @@ from django.conf import settings
 from pydantic import ValidationError
 
 from lab.agent.fixed_lines import fixed_lines
-from lab.speech import asr, tts
+from lab.speech import asr, smart_turn, tts
 from lab.speech.protocol import (
+    KINDS,
     REPLY,
-    SPEECH_CHANNEL,
+    SPEECH_CHANNELS,
+    AnyReply,
+    AnyRequest,
     AsrOptions,
     AsrReply,
     AsrRequest,
+    Kind,
     SpeechFailed,
     TtsReply,
     TtsRequest,
+    TurnReply,
+    TurnRequest,
     asr_timeout_s,
     tts_timeout_s,
 )
@@ -41,9 +47,8 @@ from lab.speech.recognizer import ASKER, Asker, Recognizer
 logger = logging.getLogger(__name__)
 
 TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
-
-Kind = Literal["asr", "tts"]
-Reply = AsrReply | TtsReply | SpeechFailed
+# The turn model gets its own thread, so it runs beside recognition rather than behind it.
+TURN_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn")
 
 
 @functools.lru_cache(maxsize=512)
@@ -60,7 +65,7 @@ def recognizer() -> Recognizer:
 
 
 class SpeechUnavailable(RuntimeError):
-    """Recognition or synthesis could not be had; `kind` is asr_unavailable or tts_unavailable."""
+    """Speech could not be had; `kind` is asr_unavailable, tts_unavailable or turn_unavailable."""
 
     def __init__(self, kind: Kind, reason: str) -> None:
         super().__init__(reason)
@@ -71,6 +76,8 @@ class SpeechBackend(Protocol):
     async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript: ...
 
     async def synthesize(self, text: str) -> bytes: ...
+
+    async def turn_probability(self, pcm: bytes) -> float: ...
 
     async def warm(self) -> None: ...
 
@@ -93,6 +100,15 @@ class InProcess:
 
     async def synthesize(self, text: str) -> bytes:
         return await asyncio.get_running_loop().run_in_executor(TTS_EXECUTOR, sentence_pcm, text)
+
+    async def turn_probability(self, pcm: bytes) -> float:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(TURN_EXECUTOR, smart_turn.probability, pcm)
+
+    async def warm_turn_model(self) -> None:
+        """Load the turn model, where its wheel is installed."""
+        if smart_turn.available():
+            await asyncio.get_running_loop().run_in_executor(TURN_EXECUTOR, smart_turn.load)
 
     async def warm(self) -> None:
         """Load both models (about a second each) and the greeting before a caller waits on them.
@@ -127,8 +143,8 @@ class _Inbox:
     def __init__(self, layer: Any, in_flight: int) -> None:
         self.layer = layer
         self.loop = asyncio.get_running_loop()
-        self.pending: dict[str, asyncio.Future[Reply]] = {}
-        self.slots = {"asr": asyncio.Semaphore(in_flight), "tts": asyncio.Semaphore(in_flight)}
+        self.pending: dict[str, asyncio.Future[AnyReply]] = {}
+        self.slots = {kind: asyncio.Semaphore(in_flight) for kind in KINDS}
         self.opened: asyncio.Future[str] = asyncio.ensure_future(layer.new_channel())
         self.reader = asyncio.ensure_future(self._read())
 
@@ -162,7 +178,7 @@ class _Inbox:
 
 
 class Workers:
-    """Speech on the lab-speech workers: bounded in flight, timed out, retried once, reported."""
+    """Speech on the speech workers: bounded in flight, timed out, retried once, reported."""
 
     def __init__(self, layer: Any, *, in_flight: int, timeout_s: float) -> None:
         self.layer = layer
@@ -193,6 +209,15 @@ class Workers:
             raise SpeechUnavailable("tts", f"the speech worker answered {reply.type}")
         return reply.pcm
 
+    async def turn_probability(self, pcm: bytes) -> float:
+        def request(**fields: Any) -> TurnRequest:
+            return TurnRequest(pcm=pcm, **fields)
+
+        reply = await self._ask("turn", request, self.timeout_s)
+        if not isinstance(reply, TurnReply):
+            raise SpeechUnavailable("turn", f"the speech worker answered {reply.type}")
+        return reply.probability
+
     async def warm(self) -> None:
         """Nothing to load: the models live in the workers, never in a web process."""
 
@@ -211,8 +236,8 @@ class Workers:
         return inbox
 
     async def _ask(
-        self, kind: Kind, request: Callable[..., AsrRequest | TtsRequest], timeout_s: float
-    ) -> AsrReply | TtsReply:
+        self, kind: Kind, request: Callable[..., AnyRequest], timeout_s: float
+    ) -> AsrReply | TtsReply | TurnReply:
         inbox = self._inbox()
         try:
             reply_channel = await asyncio.shield(inbox.opened)
@@ -239,7 +264,7 @@ class Workers:
                     deadline=time.time() + timeout_s,
                 )
                 try:
-                    await self.layer.send(SPEECH_CHANNEL, message.model_dump())
+                    await self.layer.send(SPEECH_CHANNELS[kind], message.model_dump())
                 except ChannelFull:
                     raise SpeechUnavailable(kind, "the speech workers' queue is full") from None
                 except Exception as error:
@@ -296,6 +321,11 @@ def promote(stream: str) -> None:
 async def synthesize(text: str) -> bytes:
     """`text` as 16 kHz mono PCM16."""
     return await backend().synthesize(text)
+
+
+async def turn_probability(pcm: bytes) -> float:
+    """P(the caller's turn is complete) for the segment so far, from the turn model."""
+    return await backend().turn_probability(pcm)
 
 
 async def warm() -> None:
