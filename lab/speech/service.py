@@ -88,7 +88,10 @@ class InProcess:
     """The models of this process: recognition on its scheduled thread, synthesis on its own."""
 
     def __init__(self) -> None:
-        self._presynthesis: asyncio.Future[None] | None = None
+        # Calls' syntheses in flight: the fixed lines made in the background wait while any is.
+        self._synthesizing = 0
+        self._quiet: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        self._background: asyncio.Future[None] | None = None
 
     async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript:
         call = functools.partial(asr.transcribe, pcm, **options.keywords())
@@ -99,7 +102,15 @@ class InProcess:
         recognizer().promote(stream)
 
     async def synthesize(self, text: str) -> bytes:
-        return await asyncio.get_running_loop().run_in_executor(TTS_EXECUTOR, sentence_pcm, text)
+        self._synthesizing += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, text)
+        finally:
+            self._synthesizing -= 1
+            quiet = self._quiet
+            if not self._synthesizing and quiet is not None and quiet[0] is loop:
+                quiet[1].set()
 
     async def turn_probability(self, pcm: bytes) -> float:
         loop = asyncio.get_running_loop()
@@ -113,28 +124,34 @@ class InProcess:
     async def warm(self) -> None:
         """Load both models (about a second each) and the greeting before a caller waits on them.
 
-        The agent's other fixed lines follow in the background, one at a time, so a call's own
-        synthesis waits behind at most one of them.
+        The agent's other fixed lines follow in the background (about 6 s of synthesis on an
+        idle core, too long to make a first caller wait for), each only while no call's own
+        synthesis is waiting for the thread.
         """
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, asr.load_model)
         await loop.run_in_executor(TTS_EXECUTOR, tts.load_voice)
         greeting, *others = fixed_lines()
         await self.presynthesize([greeting])
-        running = self._presynthesis
-        if running is None or running.get_loop() is not loop or running.cancelled():
-            self._presynthesis = asyncio.ensure_future(self.presynthesize(others))
-
-    async def presynthesized(self) -> None:
-        """Wait until the background synthesis of the fixed lines is over."""
-        if self._presynthesis is not None:
-            await asyncio.shield(self._presynthesis)
+        running = self._background
+        if running is None or running.get_loop() is not loop:
+            self._background = asyncio.ensure_future(self._presynthesize_when_quiet(others))
 
     async def presynthesize(self, lines: Iterable[str]) -> None:
         """Put `lines` in the phrase cache, in the chunks a reply is synthesized in."""
         for line in lines:
             for chunk in tts.chunks(line):
                 await self.synthesize(chunk)
+
+    async def _presynthesize_when_quiet(self, lines: list[str]) -> None:
+        loop = asyncio.get_running_loop()
+        quiet = asyncio.Event()
+        self._quiet = (loop, quiet)
+        for chunk in (chunk for line in lines for chunk in tts.chunks(line)):
+            while self._synthesizing:
+                quiet.clear()
+                await quiet.wait()
+            await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, chunk)
 
 
 class _Inbox:

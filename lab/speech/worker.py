@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from lab.agent.fixed_lines import fixed_lines
 from lab.speech import asr
 from lab.speech.protocol import (
     KINDS,
@@ -43,7 +44,7 @@ _RETRY_S = 1.0
 class Models(Protocol):
     async def warm(self) -> None: ...
 
-    async def presynthesized(self) -> None: ...
+    async def presynthesize(self, lines: list[str]) -> None: ...
 
     async def warm_turn_model(self) -> None: ...
 
@@ -65,7 +66,7 @@ class SpeechWorker:
     async def warm(self) -> None:
         """Every model loaded and every fixed line synthesized: no first request pays for them."""
         await self.models.warm()
-        await self.models.presynthesized()
+        await self.models.presynthesize(list(fixed_lines()))
         await self.models.warm_turn_model()
 
     async def serve(self, *, on_ready: Callable[[], None] = lambda: None) -> None:

@@ -38,14 +38,21 @@ async def test_a_presynthesized_phrase_is_served_without_synthesizing_it_again(s
     assert synthesized == [*made, "Tuesday at 10:00 AM."]  # a phrase never made is made now
 
 
-async def test_warm_up_makes_the_greeting_at_once_and_every_fixed_line_soon_after(synthesized):
+async def test_warm_up_makes_the_greeting_at_once_and_the_other_lines_while_no_call_waits(
+    synthesized,
+):
     models = service.InProcess()
     await models.warm()
     greeting = fixed_lines()[0]
-    assert synthesized[: len(tts.chunks(greeting))] == tts.chunks(greeting)
-    await models.presynthesized()
+    assert synthesized == tts.chunks(greeting)  # before warm() returns: the greeting only
+    # A call's own synthesis goes first; the fixed lines wait for the thread to be free.
+    await models.synthesize("Tuesday at 10:00 AM.")
+    assert synthesized[len(tts.chunks(greeting))] == "Tuesday at 10:00 AM."
+    assert models._background is not None
+    await models._background
     every = {chunk for line in fixed_lines() for chunk in tts.chunks(line)}
-    assert set(synthesized) == every
+    assert set(synthesized) == every | {"Tuesday at 10:00 AM."}
+    made = len(synthesized)
     for chunk in sorted(every):
         await models.synthesize(chunk)
-    assert len(synthesized) == len(every)  # the first call pays for none of them
+    assert len(synthesized) == made  # the calls after warm-up pay for none of them

@@ -32,7 +32,7 @@ class Models:
     async def warm(self) -> None:
         await self.warmed.wait()
 
-    async def presynthesized(self) -> None:
+    async def presynthesize(self, lines: list[str]) -> None:
         return None
 
     async def warm_turn_model(self) -> None:
