@@ -15,11 +15,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
 django_asgi_app = get_asgi_application()
 
 # Routing imports models, so it must come after the app registry is ready.
-from channels.routing import ChannelNameRouter, ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from lab.operator.routing import websocket_urlpatterns as queue_sockets  # noqa: E402
-from lab.speech.protocol import SPEECH_CHANNEL  # noqa: E402
-from lab.speech.worker import SpeechWorker  # noqa: E402
 from lab.web import request_limits  # noqa: E402
 from lab.web.mcp_http import MCP_ENDPOINT, McpMount  # noqa: E402
 from lab.web.routing import websocket_urlpatterns  # noqa: E402
@@ -49,8 +47,6 @@ application = SecurityHeaders(
             # The lab is a local tool: it serves its own few static files. /mcp/ is each run's
             # sandboxed tools over MCP (lab/web/mcp_http.py), beside Django rather than in it.
             "http": McpMount(StaticFiles(django_asgi_app), MCP_ENDPOINT),
-            # `manage.py runworker lab-speech`: the speech workers (lab/speech/worker.py).
-            "channel": ChannelNameRouter({SPEECH_CHANNEL: SpeechWorker.as_asgi()}),
             "websocket": OriginValidator(URLRouter(websocket_urlpatterns + queue_sockets)),
         }
     )

@@ -108,6 +108,8 @@ INSTALLED_APPS = [
     "lab.accounts",
     "lab.operator",
     "lab.alerts",
+    # For its `runspeechworker` command only: it has no models.
+    "lab.speech",
 ]
 
 MIDDLEWARE = [
@@ -248,7 +250,7 @@ LAB_TTS_VARIATION = env_bool("LAB_TTS_VARIATION", False)
 # (three frames) has it mostly done by the 200 ms turn candidate; one the caller speaks over
 # is cancelled.
 LAB_ASR_EARLY_MS = env_int("LAB_ASR_EARLY_MS", 60, minimum=0, maximum=5000)
-# Speech workers (`manage.py runworker lab-speech`) instead of models in each web process;
+# Speech workers (`manage.py runspeechworker`) instead of models in each web process;
 # only with a channel layer other processes share (REDIS_URL). A request may take the base
 # timeout plus the length of its audio (or text), is asked twice, then reported; each web
 # process keeps at most LAB_SPEECH_IN_FLIGHT recognitions (and as many syntheses) in flight.

@@ -22,8 +22,8 @@ from lab.cluster.processes import Child, ClusterError, free_port, port_open, run
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB_READY_S = 120.0
-# The command each speech worker runs (the channel its router serves).
-SPEECH_WORKER = ("manage.py", "runworker", "lab-speech")
+# The command each speech worker runs; it writes --ready-file once its models are warm.
+SPEECH_WORKER = ("manage.py", "runspeechworker")
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,11 @@ class Lab(contextlib.AbstractContextManager["Lab"]):
         try:
             for step in (("migrate", "--noinput"), ("reconcileruns",)):
                 run_checked([sys.executable, "manage.py", *step], env=env, cwd=ROOT, what=step[0])
+            workers = []
             for number in range(1, self.shape.speech + 1):
-                self._start(f"speech-{number}", [sys.executable, *SPEECH_WORKER], env)
+                ready = self.state / f"speech-{number}.ready"
+                argv = [sys.executable, *SPEECH_WORKER, "--ready-file", str(ready)]
+                workers.append((self._start(f"speech-{number}", argv, env), ready))
             webs = []
             for number in range(1, self.shape.web + 1):
                 port = free_port()
@@ -138,6 +141,9 @@ class Lab(contextlib.AbstractContextManager["Lab"]):
                 self.web_ports.append(port)
             for child, port in webs:
                 child.wait_ready(functools.partial(port_open, port), WEB_READY_S)
+            # A call placed before a worker is warm would wait on its model loading.
+            for child, ready in workers:
+                child.wait_ready(ready.exists, WEB_READY_S)
             for child in self.children:
                 if not child.alive():
                     raise ClusterError(f"{child.name} exited:\n{child.tail()}")

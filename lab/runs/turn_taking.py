@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import datetime
-from concurrent.futures import ThreadPoolExecutor
+import logging
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -21,8 +21,7 @@ from lab.events.types import Event, TranscriptSignal
 from lab.grading.grounding import strip_markers
 from lab.speech import asr, service, smart_turn, tts
 
-# The turn model gets its own thread, so it runs beside recognition rather than behind it.
-TURN_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn")
+logger = logging.getLogger(__name__)
 _NEVER_RECORDED = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
 
 
@@ -33,11 +32,15 @@ def turn_model_name() -> str | None:
 
 
 async def turn_probability(pcm: bytes) -> float | None:
-    """P(turn complete) from the turn model, off the loop; None when there is no model."""
+    """P(turn complete) from the turn model (here or on a speech worker); None without one."""
     if turn_model_name() is None:
         return None
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(TURN_EXECUTOR, smart_turn.probability, pcm)
+    try:
+        return await service.turn_probability(pcm)
+    except service.SpeechUnavailable as error:
+        # Without the model's word the words and the fallback silence still decide the turn.
+        logger.warning("turn model unavailable: %s", error.reason)
+        return None
 
 
 def likely_first_words(agent: ScriptedAgent, text: str) -> str | None:

@@ -30,6 +30,7 @@ from lab.runs.recorder import Recorder
 from lab.runs.session import RunSession
 from lab.runs.turn_taking import TurnClock
 from lab.speech import service
+from lab.speech.recognizer import ASKER, Asker
 
 __all__ = ["AGENT_AUDIO", "CALLER_AUDIO", "STOP_AUDIO", "AudioRejected", "VoiceLink"]
 
@@ -46,11 +47,25 @@ class VoiceLink:
         self.recorder = Recorder(session)
         self.speech = AgentVoice(session, send, self.barge)
         self.speech.recorded = self.recorder.agent_audio
-        self.caller = CallerAudio(
-            session, self.barge, on_turn=self._turn_decided, audio_since=audio_since
-        )
+        # Recognition asked from the frame path speculates; the turn loop's (a task the caller
+        # audio starts now, with this context) is a decided turn's, and runs first.
+        self.stream = f"run-{session.run.pk}-{id(self):x}"
+        self._speculating = Asker(self.stream, final=False)
+        deciding = ASKER.set(Asker(self.stream, final=True))
+        try:
+            self.caller = CallerAudio(
+                session, self.barge, on_turn=self._turn_decided, audio_since=audio_since
+            )
+        finally:
+            ASKER.reset(deciding)
+        session.listeners.append(self._promote_decided)
         session.voice = self
         session.before_end.append(self.recorder.seal)
+
+    async def _promote_decided(self, event: Event) -> None:
+        if event.type == "vad.speech_ended":
+            # The turn is decided: its speculative recognition is now what the caller waits on.
+            service.promote(self.stream)
 
     def _turn_decided(self, clock: TurnClock) -> None:
         self.speech.turn = clock
@@ -58,6 +73,8 @@ class VoiceLink:
     def close(self) -> None:
         self.caller.close()
         self.speech.task.cancel()
+        if self._promote_decided in self.session.listeners:
+            self.session.listeners.remove(self._promote_decided)
 
     async def aclose(self) -> None:
         """Stop the voice tasks and wait until they have stopped; store the recording's rest."""
@@ -72,6 +89,7 @@ class VoiceLink:
 
     async def push_mic(self, data: bytes) -> None:
         """A microphone frame; refused while the scripted caller is speaking."""
+        ASKER.set(self._speculating)
         if self.caller.scripted:
             await self.caller.push_mic(data)
         else:
@@ -79,6 +97,7 @@ class VoiceLink:
 
     async def push_audio(self, data: bytes) -> None:
         """One 20 ms frame of caller audio; recorded once the voice path has taken it."""
+        ASKER.set(self._speculating)
         arrived = self.session.now()
         frames = self.caller.frames
         try:
@@ -134,6 +153,7 @@ class VoiceLink:
         mark = len(self.session.events)
         next_at = self.session.now()
         self.caller.scripted = True
+        ASKER.set(self._speculating)
         try:
             for frame in split_frames(lead + pcm + tail):
                 await self.push_audio(frame.pcm)

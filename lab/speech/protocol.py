@@ -1,8 +1,9 @@
 """Speech request and reply messages, as they travel between web processes and speech workers.
 
-A web process sends a request to SPEECH_CHANNEL with its own reply channel; whichever worker
-takes it answers there with the same request id. Messages are plain dicts on the channel layer
-(msgpack on Redis carries the PCM as bytes); these models parse them at both ends.
+A web process sends a request to its kind's shared queue (SPEECH_CHANNELS) with its own reply
+channel; a worker takes one of a kind only while that model is free, and answers there with the
+same request id. Messages are plain dicts on the channel layer (msgpack on Redis carries the PCM
+as bytes); these models parse them at both ends.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-SPEECH_CHANNEL = "lab-speech"
+Kind = Literal["asr", "tts", "turn"]
+KINDS: tuple[Kind, ...] = ("asr", "tts", "turn")
+# One queue per model, so a worker busy recognizing still takes a synthesis.
+SPEECH_CHANNELS: dict[Kind, str] = {kind: f"lab-speech.{kind}" for kind in KINDS}
 _PCM_BYTES_PER_S = 32000
 # Spoken text runs at about 15 characters a second; synthesis is several times faster.
 _CHARS_PER_S = 15
@@ -50,6 +54,13 @@ class TtsRequest(_Request):
     text: str = Field(min_length=1)
 
 
+class TurnRequest(_Request):
+    """P(the caller's turn is complete) from the turn model, for the segment so far."""
+
+    type: Literal["turn.request"] = "turn.request"
+    pcm: bytes
+
+
 class AsrReply(_Message):
     type: Literal["asr.reply"] = "asr.reply"
     request_id: str
@@ -65,6 +76,12 @@ class TtsReply(_Message):
     pcm: bytes
 
 
+class TurnReply(_Message):
+    type: Literal["turn.reply"] = "turn.reply"
+    request_id: str
+    probability: float = Field(ge=0.0, le=1.0)
+
+
 class SpeechFailed(_Message):
     """A worker took the request but could not serve it."""
 
@@ -73,10 +90,12 @@ class SpeechFailed(_Message):
     reason: str
 
 
-SpeechRequest = Annotated[AsrRequest | TtsRequest, Field(discriminator="type")]
-SpeechReply = Annotated[AsrReply | TtsReply | SpeechFailed, Field(discriminator="type")]
-REQUEST: TypeAdapter[AsrRequest | TtsRequest] = TypeAdapter(SpeechRequest)
-REPLY: TypeAdapter[AsrReply | TtsReply | SpeechFailed] = TypeAdapter(SpeechReply)
+AnyRequest = AsrRequest | TtsRequest | TurnRequest
+AnyReply = AsrReply | TtsReply | TurnReply | SpeechFailed
+SpeechRequest = Annotated[AnyRequest, Field(discriminator="type")]
+SpeechReply = Annotated[AnyReply, Field(discriminator="type")]
+REQUEST: TypeAdapter[AnyRequest] = TypeAdapter(SpeechRequest)
+REPLY: TypeAdapter[AnyReply] = TypeAdapter(SpeechReply)
 
 
 def asr_timeout_s(base_s: float, pcm: bytes) -> float:

@@ -1,6 +1,7 @@
 """Recognition and synthesis for the voice channel, run in this process or on speech workers.
 
-The backend is chosen once per process: in-process (one-thread executors; the default, and
+The backend is chosen once per process: in-process (lab/speech/recognizer.py's scheduled
+recognition thread and a synthesis executor; the default, and
 always with the in-memory channel layer, which no other process can reach) or, with
 LAB_SPEECH_WORKERS and a shared channel layer, the workers of lab/speech/worker.py.
 """
@@ -12,36 +13,42 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from pydantic import ValidationError
 
-from lab.speech import asr, tts
+from lab.agent.fixed_lines import fixed_lines
+from lab.speech import asr, smart_turn, tts
 from lab.speech.protocol import (
+    KINDS,
     REPLY,
-    SPEECH_CHANNEL,
+    SPEECH_CHANNELS,
+    AnyReply,
+    AnyRequest,
     AsrOptions,
     AsrReply,
     AsrRequest,
+    Kind,
     SpeechFailed,
     TtsReply,
     TtsRequest,
+    TurnReply,
+    TurnRequest,
     asr_timeout_s,
     tts_timeout_s,
 )
+from lab.speech.recognizer import ASKER, Asker, Recognizer
 
 logger = logging.getLogger(__name__)
 
-ASR_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
 TTS_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
-
-Kind = Literal["asr", "tts"]
-Reply = AsrReply | TtsReply | SpeechFailed
+# The turn model gets its own thread, so it runs beside recognition rather than behind it.
+TURN_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn")
 
 
 @functools.lru_cache(maxsize=512)
@@ -50,8 +57,15 @@ def sentence_pcm(text: str) -> bytes:
     return tts.synthesize(text)
 
 
+@functools.cache
+def recognizer() -> Recognizer:
+    """This process's recognition thread; speculation is of no use once the fallback has decided."""
+    useful_ms = settings.LAB_VAD_END_SILENCE_MS - settings.LAB_ASR_EARLY_MS
+    return Recognizer(speculative_ttl_s=max(useful_ms, 100) / 1000)
+
+
 class SpeechUnavailable(RuntimeError):
-    """Recognition or synthesis could not be had; `kind` is asr_unavailable or tts_unavailable."""
+    """Speech could not be had; `kind` is asr_unavailable, tts_unavailable or turn_unavailable."""
 
     def __init__(self, kind: Kind, reason: str) -> None:
         super().__init__(reason)
@@ -63,24 +77,81 @@ class SpeechBackend(Protocol):
 
     async def synthesize(self, text: str) -> bytes: ...
 
+    async def turn_probability(self, pcm: bytes) -> float: ...
+
     async def warm(self) -> None: ...
+
+    def promote(self, stream: str) -> None: ...
 
 
 class InProcess:
-    """The models of this process, each behind its own one-thread executor."""
+    """The models of this process: recognition on its scheduled thread, synthesis on its own."""
+
+    def __init__(self) -> None:
+        # Calls' syntheses in flight: the fixed lines made in the background wait while any is.
+        self._synthesizing = 0
+        self._quiet: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        self._background: asyncio.Future[None] | None = None
 
     async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript:
         call = functools.partial(asr.transcribe, pcm, **options.keywords())
-        return await asyncio.get_running_loop().run_in_executor(ASR_EXECUTOR, call)
+        asker = ASKER.get() or Asker(stream=uuid.uuid4().hex, final=True)
+        return await recognizer().run(call, asker)
+
+    def promote(self, stream: str) -> None:
+        recognizer().promote(stream)
 
     async def synthesize(self, text: str) -> bytes:
-        return await asyncio.get_running_loop().run_in_executor(TTS_EXECUTOR, sentence_pcm, text)
+        self._synthesizing += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, text)
+        finally:
+            self._synthesizing -= 1
+            quiet = self._quiet
+            if not self._synthesizing and quiet is not None and quiet[0] is loop:
+                quiet[1].set()
+
+    async def turn_probability(self, pcm: bytes) -> float:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(TURN_EXECUTOR, smart_turn.probability, pcm)
+
+    async def warm_turn_model(self) -> None:
+        """Load the turn model, where its wheel is installed."""
+        if smart_turn.available():
+            await asyncio.get_running_loop().run_in_executor(TURN_EXECUTOR, smart_turn.load)
 
     async def warm(self) -> None:
-        """Load both models (about a second each) before the first caller waits on them."""
+        """Load both models (about a second each) and the greeting before a caller waits on them.
+
+        The agent's other fixed lines follow in the background (about 6 s of synthesis on an
+        idle core, too long to make a first caller wait for), each only while no call's own
+        synthesis is waiting for the thread.
+        """
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(ASR_EXECUTOR, asr.load_model)
+        await loop.run_in_executor(None, asr.load_model)
         await loop.run_in_executor(TTS_EXECUTOR, tts.load_voice)
+        greeting, *others = fixed_lines()
+        await self.presynthesize([greeting])
+        running = self._background
+        if running is None or running.get_loop() is not loop:
+            self._background = asyncio.ensure_future(self._presynthesize_when_quiet(others))
+
+    async def presynthesize(self, lines: Iterable[str]) -> None:
+        """Put `lines` in the phrase cache, in the chunks a reply is synthesized in."""
+        for line in lines:
+            for chunk in tts.chunks(line):
+                await self.synthesize(chunk)
+
+    async def _presynthesize_when_quiet(self, lines: list[str]) -> None:
+        loop = asyncio.get_running_loop()
+        quiet = asyncio.Event()
+        self._quiet = (loop, quiet)
+        for chunk in (chunk for line in lines for chunk in tts.chunks(line)):
+            while self._synthesizing:
+                quiet.clear()
+                await quiet.wait()
+            await loop.run_in_executor(TTS_EXECUTOR, sentence_pcm, chunk)
 
 
 class _Inbox:
@@ -89,8 +160,8 @@ class _Inbox:
     def __init__(self, layer: Any, in_flight: int) -> None:
         self.layer = layer
         self.loop = asyncio.get_running_loop()
-        self.pending: dict[str, asyncio.Future[Reply]] = {}
-        self.slots = {"asr": asyncio.Semaphore(in_flight), "tts": asyncio.Semaphore(in_flight)}
+        self.pending: dict[str, asyncio.Future[AnyReply]] = {}
+        self.slots = {kind: asyncio.Semaphore(in_flight) for kind in KINDS}
         self.opened: asyncio.Future[str] = asyncio.ensure_future(layer.new_channel())
         self.reader = asyncio.ensure_future(self._read())
 
@@ -124,7 +195,7 @@ class _Inbox:
 
 
 class Workers:
-    """Speech on the lab-speech workers: bounded in flight, timed out, retried once, reported."""
+    """Speech on the speech workers: bounded in flight, timed out, retried once, reported."""
 
     def __init__(self, layer: Any, *, in_flight: int, timeout_s: float) -> None:
         self.layer = layer
@@ -155,8 +226,20 @@ class Workers:
             raise SpeechUnavailable("tts", f"the speech worker answered {reply.type}")
         return reply.pcm
 
+    async def turn_probability(self, pcm: bytes) -> float:
+        def request(**fields: Any) -> TurnRequest:
+            return TurnRequest(pcm=pcm, **fields)
+
+        reply = await self._ask("turn", request, self.timeout_s)
+        if not isinstance(reply, TurnReply):
+            raise SpeechUnavailable("turn", f"the speech worker answered {reply.type}")
+        return reply.probability
+
     async def warm(self) -> None:
         """Nothing to load: the models live in the workers, never in a web process."""
+
+    def promote(self, stream: str) -> None:
+        """Each worker takes one recognition at a time, when free: there is no queue to reorder."""
 
     def close(self) -> None:
         """Stop listening for replies (before the channel layer's connections close)."""
@@ -170,8 +253,8 @@ class Workers:
         return inbox
 
     async def _ask(
-        self, kind: Kind, request: Callable[..., AsrRequest | TtsRequest], timeout_s: float
-    ) -> AsrReply | TtsReply:
+        self, kind: Kind, request: Callable[..., AnyRequest], timeout_s: float
+    ) -> AsrReply | TtsReply | TurnReply:
         inbox = self._inbox()
         try:
             reply_channel = await asyncio.shield(inbox.opened)
@@ -198,7 +281,7 @@ class Workers:
                     deadline=time.time() + timeout_s,
                 )
                 try:
-                    await self.layer.send(SPEECH_CHANNEL, message.model_dump())
+                    await self.layer.send(SPEECH_CHANNELS[kind], message.model_dump())
                 except ChannelFull:
                     raise SpeechUnavailable(kind, "the speech workers' queue is full") from None
                 except Exception as error:
@@ -247,9 +330,19 @@ async def recognize(pcm: bytes, *, prompt_free: bool = False) -> asr.Transcript:
     return await backend().recognize(pcm, AsrOptions(prompt_free=prompt_free))
 
 
+def promote(stream: str) -> None:
+    """`stream`'s turn is decided: its recognition now runs before any call's speculation."""
+    backend().promote(stream)
+
+
 async def synthesize(text: str) -> bytes:
     """`text` as 16 kHz mono PCM16."""
     return await backend().synthesize(text)
+
+
+async def turn_probability(pcm: bytes) -> float:
+    """P(the caller's turn is complete) for the segment so far, from the turn model."""
+    return await backend().turn_probability(pcm)
 
 
 async def warm() -> None:

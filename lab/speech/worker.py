@@ -1,7 +1,9 @@
-"""The speech worker: `manage.py runworker lab-speech` serves recognition and synthesis.
+"""The speech worker: `manage.py runspeechworker` serves recognition, synthesis and the turn model.
 
-Routed by the "channel" entry of lab/asgi.py. It answers each request on the asker's reply
-channel, from the same in-process models (and executors) a web process uses without workers.
+It loads every model and the agent's fixed lines before it takes any work, then says it is ready.
+Each model takes one request at a time from its kind's shared queue, and only while it is free:
+a request waits in the queue for whichever worker frees first, never in a busy worker's memory,
+so a worker that dies loses at most the requests it was serving, which their askers send again.
 """
 
 from __future__ import annotations
@@ -9,52 +11,85 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from channels.consumer import AsyncConsumer
 from pydantic import ValidationError
 
+from lab.agent.fixed_lines import fixed_lines
+from lab.speech import asr
 from lab.speech.protocol import (
+    KINDS,
     REQUEST,
+    SPEECH_CHANNELS,
+    AnyReply,
+    AnyRequest,
+    AsrOptions,
     AsrReply,
     AsrRequest,
+    Kind,
     SpeechFailed,
     TtsReply,
     TtsRequest,
+    TurnReply,
+    TurnRequest,
 )
 from lab.speech.service import InProcess
 
 logger = logging.getLogger(__name__)
+# After a failed receive (Redis gone, say): wait before asking the layer again.
+_RETRY_S = 1.0
 
 
-class SpeechWorker(AsyncConsumer):
-    """Answers asr.request and tts.request; recognition and synthesis run side by side."""
+class Models(Protocol):
+    async def warm(self) -> None: ...
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.models = InProcess()
-        # Handles on the requests being served, so none is dropped half-way by the GC.
-        self.serving: set[asyncio.Task[None]] = set()
-        # Made at the first request: load the other model too, before its first request waits
-        # (a run's greeting is synthesized well before the caller's first words).
-        self._serve_task(self.models.warm())
+    async def presynthesize(self, lines: list[str]) -> None: ...
 
-    async def asr_request(self, message: dict[str, Any]) -> None:
-        self._serve(message)
+    async def warm_turn_model(self) -> None: ...
 
-    async def tts_request(self, message: dict[str, Any]) -> None:
-        self._serve(message)
+    async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript: ...
 
-    def _serve(self, message: dict[str, Any]) -> None:
-        self._serve_task(self._answer(message))
+    async def synthesize(self, text: str) -> bytes: ...
 
-    def _serve_task(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(work)
-        self.serving.add(task)
-        task.add_done_callback(self.serving.discard)
+    async def turn_probability(self, pcm: bytes) -> float: ...
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+
+class SpeechWorker:
+    """One worker process's models, serving the shared speech queues."""
+
+    def __init__(self, layer: Any, *, models: Models | None = None) -> None:
+        self.layer = layer
+        self.models: Models = models or InProcess()
+        self.ready = asyncio.Event()
+
+    async def warm(self) -> None:
+        """Every model loaded and every fixed line synthesized: no first request pays for them."""
+        await self.models.warm()
+        await self.models.presynthesize(list(fixed_lines()))
+        await self.models.warm_turn_model()
+
+    async def serve(self, *, on_ready: Callable[[], None] = lambda: None) -> None:
+        """Warm up, report readiness, then serve until cancelled."""
+        await self.warm()
+        self.ready.set()
+        on_ready()
+        await asyncio.gather(*(self._take(kind) for kind in KINDS))
+
+    async def _take(self, kind: Kind) -> None:
+        channel = SPEECH_CHANNELS[kind]
+        while True:
+            try:
+                message = await self.layer.receive(channel)
+            except Exception:
+                logger.exception("speech worker: receiving %s failed", kind)
+                await asyncio.sleep(_RETRY_S)
+                continue
+            # Served before the next is taken: what waits, waits where any worker can take it.
+            await self.answer(message)
+
+    async def answer(self, message: dict[str, Any]) -> None:
+        """Serve one request and send its reply (or the model's failure) to its asker."""
         try:
             request = REQUEST.validate_python(message)
         except ValidationError as error:
@@ -63,16 +98,20 @@ class SpeechWorker(AsyncConsumer):
         if time.time() > request.deadline:
             return  # its asker has given up on this attempt (and may have asked again)
         try:
-            reply: AsrReply | TtsReply | SpeechFailed = await self._reply(request)
+            reply: AnyReply = await self._reply(request)
         except Exception as error:
             # Whatever broke in the model goes back to the asker, not into the worker's log only.
             logger.exception("speech request %s failed", request.request_id)
             reply = SpeechFailed(
                 request_id=request.request_id, reason=f"{type(error).__name__}: {error}"
             )
-        await self.channel_layer.send(request.reply_channel, reply.model_dump())
+        try:
+            await self.layer.send(request.reply_channel, reply.model_dump())
+        except Exception:
+            # The asker's reply channel is gone or Redis is: it times out and asks again.
+            logger.exception("speech request %s: the reply could not be sent", request.request_id)
 
-    async def _reply(self, request: AsrRequest | TtsRequest) -> AsrReply | TtsReply:
+    async def _reply(self, request: AnyRequest) -> AsrReply | TtsReply | TurnReply:
         match request:
             case AsrRequest(pcm=pcm, options=options):
                 transcript = await self.models.recognize(pcm, options)
@@ -87,3 +126,6 @@ class SpeechWorker(AsyncConsumer):
                 return TtsReply(
                     request_id=request.request_id, pcm=await self.models.synthesize(text)
                 )
+            case TurnRequest(pcm=pcm):
+                probability = await self.models.turn_probability(pcm)
+                return TurnReply(request_id=request.request_id, probability=probability)

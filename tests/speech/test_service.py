@@ -12,7 +12,7 @@ from channels_redis.core import RedisChannelLayer
 from lab.speech import asr, service, tts
 from lab.speech.protocol import (
     REQUEST,
-    SPEECH_CHANNEL,
+    SPEECH_CHANNELS,
     AsrOptions,
     AsrReply,
     AsrRequest,
@@ -32,7 +32,7 @@ class CountingLayer(InMemoryChannelLayer):
         self.peak = 0
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
-        if channel == SPEECH_CHANNEL:
+        if channel in SPEECH_CHANNELS.values():
             self.open += 1
             self.peak = max(self.peak, self.open)
         elif message["type"].endswith(".reply"):
@@ -48,7 +48,7 @@ def transcript_of(request: AsrRequest, text: str = "hello") -> dict[str, Any]:
 
 async def take(layer: Any) -> AsrRequest:
     async with asyncio.timeout(30):  # a request that never comes fails the test, never hangs it
-        request = REQUEST.validate_python(await layer.receive(SPEECH_CHANNEL))
+        request = REQUEST.validate_python(await layer.receive(SPEECH_CHANNELS["asr"]))
     assert isinstance(request, AsrRequest)
     return request
 
@@ -90,9 +90,9 @@ async def test_a_web_process_with_workers_loads_no_models(monkeypatch, settings,
         await service.warm()  # what a voice run does before its first turn
 
         async def worker() -> None:
-            asked = REQUEST.validate_python(await layer.receive(SPEECH_CHANNEL))
+            asked = REQUEST.validate_python(await layer.receive(SPEECH_CHANNELS["asr"]))
             await layer.send(asked.reply_channel, transcript_of(asked))
-            asked = REQUEST.validate_python(await layer.receive(SPEECH_CHANNEL))
+            asked = REQUEST.validate_python(await layer.receive(SPEECH_CHANNELS["tts"]))
             reply = TtsReply(request_id=asked.request_id, pcm=b"\1\2")
             await layer.send(asked.reply_channel, reply.model_dump())
 
@@ -150,7 +150,7 @@ async def test_requests_beyond_the_bound_wait_for_a_slot_and_are_reported_if_non
     with pytest.raises(SpeechUnavailable) as raised:
         await workers.recognize(TINY_PCM, AsrOptions())
     assert "already in flight" in raised.value.reason
-    assert SPEECH_CHANNEL not in layer.channels  # the refused request was never sent
+    assert SPEECH_CHANNELS["asr"] not in layer.channels  # the refused request was never sent
     await layer.send(holding.reply_channel, transcript_of(holding, "held"))
     assert (await held).text == "held"
 

@@ -18,7 +18,7 @@ from lab.runs.session import RunSession
 from lab.runs.voice import VoiceLink
 from lab.scenarios.catalog import contract_get
 from lab.speech import service
-from lab.speech.protocol import SPEECH_CHANNEL
+from lab.speech.protocol import SPEECH_CHANNELS
 from lab.speech.service import Workers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -35,7 +35,7 @@ class LoudIsSpeech:
 
 
 async def test_speech_no_worker_answers_is_reported_on_the_run(monkeypatch):
-    layer = InMemoryChannelLayer()  # nobody listens on lab-speech: every worker is gone
+    layer = InMemoryChannelLayer()  # nobody takes speech requests: every worker is gone
     workers = Workers(layer, in_flight=2, timeout_s=0.1)
     monkeypatch.setattr(service, "backend", lambda: workers)
 
@@ -74,8 +74,9 @@ async def test_speech_no_worker_answers_is_reported_on_the_run(monkeypatch):
     assert "asked twice" in rejected.payload.reason
     assert "asr.transcribed" not in {e.type for e in session.events}
     asked = []
-    while SPEECH_CHANNEL in layer.channels:
-        asked.append(await layer.receive(SPEECH_CHANNEL))
+    for channel in SPEECH_CHANNELS.values():
+        while channel in layer.channels:
+            asked.append(await layer.receive(channel))
     recognitions = [m for m in asked if m["type"] == "asr.request"]
     assert sorted(m["attempt"] for m in recognitions) == [1, 2]
 
@@ -102,7 +103,7 @@ async def test_early_recognition_the_caller_speaks_over_gives_back_its_worker_sl
     try:
         for frame in [QUIET] * 10 + [LOUD] * 30 + [QUIET] * 12:
             await link.push_audio(frame)
-        early = await layer.receive(SPEECH_CHANNEL)  # sent after 200 ms of silence
+        early = await layer.receive(SPEECH_CHANNELS["asr"])  # sent after 200 ms of silence
         assert early["type"] == "asr.request"
         await link.push_audio(LOUD)  # the caller goes on: that recognition is stale
         slot = workers._inbox().slots["asr"]

@@ -1,4 +1,4 @@
-"""Speech workers as real `manage.py runworker lab-speech` processes over a real Redis."""
+"""Speech workers as real `manage.py runspeechworker` processes over a real Redis."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import redis
 from channels_redis.core import RedisChannelLayer
 
 from lab.config import redis_channel_host
-from lab.speech.protocol import SPEECH_CHANNEL, AsrOptions
+from lab.speech.protocol import SPEECH_CHANNELS, AsrOptions
 from lab.speech.service import Workers
 from tests.conftest import ROOT, _free_port
 
@@ -39,7 +39,7 @@ class WatchedLayer(RedisChannelLayer):
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
         await super().send(channel, message)
-        if channel == SPEECH_CHANNEL:
+        if channel == SPEECH_CHANNELS["asr"]:
             self.asked += 1
             self.sent.set()
 
@@ -86,7 +86,7 @@ def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Any]:
     def start() -> subprocess.Popen[bytes]:
         with (tmp_path / f"worker-{len(started)}.log").open("wb") as log:
             worker = subprocess.Popen(
-                [sys.executable, "manage.py", "runworker", SPEECH_CHANNEL],
+                [sys.executable, "manage.py", "runspeechworker"],
                 cwd=ROOT,
                 env=env,
                 stdout=log,
@@ -101,7 +101,7 @@ def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Any]:
         worker.wait()
 
 
-async def test_a_runworker_process_answers_and_one_killed_mid_request_is_covered_by_another(
+async def test_a_worker_process_answers_and_one_killed_mid_request_is_covered_by_another(
     redis_url, start_worker
 ):
     layer = WatchedLayer(hosts=[redis_channel_host(redis_url)])
@@ -120,7 +120,7 @@ async def test_a_runworker_process_answers_and_one_killed_mid_request_is_covered
         recognizing = asyncio.ensure_future(workers.recognize(long_pcm, AsrOptions()))
         await layer.sent.wait()
         # The request has left Redis: the first worker holds it. Kill it mid-recognition.
-        while queue.zcard(f"asgi:{SPEECH_CHANNEL}"):  # noqa: ASYNC110 -- another process's state
+        while queue.zcard(f"asgi:{SPEECH_CHANNELS['asr']}"):  # noqa: ASYNC110 -- another process's state
             await asyncio.sleep(0.01)
         first.kill()
         first.wait()

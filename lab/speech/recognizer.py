@@ -1,0 +1,116 @@
+"""The recognition thread: one model thread that runs what lab/speech/scheduling.py picks next.
+
+Replaces a first-come executor, where a decided turn's decode queued behind every other call's
+speculation. Results go back to the asking event loop; a cancelled ask leaves the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from lab.speech.asr import Transcript
+from lab.speech.scheduling import RecognitionQueue
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Whose recognition this is: the call's stream, and whether a decided turn waits on it."""
+
+    stream: str
+    final: bool
+
+
+# Set by the voice path (lab/runs/voice.py) for the work it starts: its frame path speculates,
+# its turn loop waits on finals. An ask from anywhere else is a final of a stream of its own.
+ASKER: ContextVar[Asker | None] = ContextVar("recognition_asker", default=None)
+
+_Work = tuple[Callable[[], Transcript], asyncio.AbstractEventLoop, "asyncio.Future[Transcript]"]
+
+
+class Recognizer:
+    """Recognitions of this process, one at a time, finals first."""
+
+    def __init__(
+        self, *, speculative_ttl_s: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._queue = RecognitionQueue(speculative_ttl_s=speculative_ttl_s)
+        self._clock = clock
+        self._changed = threading.Condition()
+        self._work: dict[int, _Work] = {}
+        self._ids = itertools.count(1)
+        self._thread: threading.Thread | None = None
+
+    async def run(self, work: Callable[[], Transcript], asker: Asker) -> Transcript:
+        """Queue `work` (a blocking model call) as `asker`'s and wait for its transcript."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Transcript] = loop.create_future()
+        with self._changed:
+            job_id = next(self._ids)
+            self._work[job_id] = (work, loop, future)
+            self._queue.submit(
+                job_id=job_id, stream=asker.stream, final=asker.final, at=self._clock()
+            )
+            self._start()
+            self._changed.notify()
+        try:
+            return await future
+        finally:
+            # Cancelled (or done): a decode nobody waits for must not hold the thread.
+            with self._changed:
+                self._queue.cancel(job_id)
+                self._work.pop(job_id, None)
+
+    def promote(self, stream: str) -> None:
+        """The stream's turn is decided: what it waits on runs before anyone's speculation."""
+        with self._changed:
+            self._queue.promote(stream)
+            self._changed.notify()
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="asr", daemon=True)
+            self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            with self._changed:
+                job = self._queue.take(at=self._clock())
+                while job is None:
+                    self._changed.wait()
+                    job = self._queue.take(at=self._clock())
+                work, loop, future = self._work.pop(job.job_id)
+            try:
+                transcript = work()
+            except Exception as error:
+                _settle(loop, future, error)
+            else:
+                _settle(loop, future, transcript)
+
+
+def _settle(
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[Transcript],
+    outcome: Transcript | Exception,
+) -> None:
+    def settle() -> None:
+        if future.done():
+            return  # its asker gave up (cancelled) while the model ran
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+
+    try:
+        loop.call_soon_threadsafe(settle)
+    except RuntimeError:
+        # The asking loop has closed (its call ended with the process): nobody is left to tell.
+        logger.debug("a recognition finished after its event loop closed")
