@@ -45,6 +45,7 @@ from lab.events.speech_events import (
     AgentAudioStarted,
     CallerBackchannel,
     EchoIgnored,
+    LineImpaired,
     SpeculationDiscarded,
     SpeechEnded,
     SpeechStarted,
@@ -112,6 +113,7 @@ __all__ = [
     "Confirmation",
     "CueKind",
     "EchoIgnored",
+    "LineImpaired",
     "EndKind",
     "Event",
     "EventPayload",
@@ -186,6 +188,7 @@ EventPayload = Annotated[
     | SpeculationDiscarded
     | CallerBackchannel
     | EchoIgnored
+    | LineImpaired
     | RetrievalDone
     | CitationBlocked
     | TurnGraded

@@ -18,11 +18,11 @@ async def play_script(session: ScriptedRun) -> None:
     session.scripted = True
     try:
         mark = len(session.events)
-        for line in session.contract.caller:
+        for number, line in enumerate(session.contract.caller):
             await wait_for_turn(session, line, since=mark)
             mark = len(session.events)
             if session.voice is not None:
-                await session.voice.speak_as_caller(line.say)
+                await session.voice.speak_as_caller(line.say, line=number)
             elif not await typed_backchannel(session, line.say):
                 await session.caller_says(line.say, source="script")
         # The agent's last words (often the reference number) are heard out before the end.
