@@ -36,7 +36,8 @@ def ulaw_encode(pcm: np.ndarray) -> np.ndarray:
     exponent = np.clip(np.floor(np.log2(magnitude)).astype(np.int32) - 7, 0, 7)
     mantissa = (magnitude >> (exponent + 3)) & 0x0F
     code = (negative.astype(np.int32) << 7) | (exponent << 4) | mantissa
-    return (~code & 0xFF).astype(np.uint8)
+    codes: np.ndarray = (~code & 0xFF).astype(np.uint8)
+    return codes
 
 
 def ulaw_decode(codes: np.ndarray) -> np.ndarray:
@@ -56,7 +57,7 @@ def _band(samples: np.ndarray, rate: int, low_hz: float, high_hz: float) -> np.n
 
 
 def telephone_band(pcm: np.ndarray) -> np.ndarray:
-    """The caller as a phone network delivers them: 300–3400 Hz, 8 kHz μ-law, back to 16 kHz."""
+    """The caller as a phone network delivers them: 300-3400 Hz, 8 kHz μ-law, back to 16 kHz."""
     if pcm.size == 0:
         return pcm.copy()
     step = SAMPLE_RATE // PHONE_RATE
@@ -69,7 +70,9 @@ def telephone_band(pcm: np.ndarray) -> np.ndarray:
     return _to_pcm(_band(wide, SAMPLE_RATE, 0.0, PHONE_RATE / 2)[: pcm.size])
 
 
-def burst_loss(frames: int, rate: float, burst_frames: float, rng: np.random.Generator) -> np.ndarray:
+def burst_loss(
+    frames: int, rate: float, burst_frames: float, rng: np.random.Generator
+) -> np.ndarray:
     """Which frames a lossy network drops: a Gilbert chain whose lost runs average burst_frames.
 
     In the long run a fraction `rate` of the frames is lost.
@@ -86,7 +89,7 @@ def burst_loss(frames: int, rate: float, burst_frames: float, rng: np.random.Gen
 
 
 def drop_frames(pcm: np.ndarray, lost: np.ndarray) -> np.ndarray:
-    """A lost frame reaches the lab as silence: the gateway keeps the 20 ms clock, conceals nothing."""
+    """A lost frame reaches the lab as silence: the gateway keeps the clock, conceals nothing."""
     out = pcm.copy()
     for index in np.flatnonzero(lost):
         out[index * FRAME_SAMPLES : (index + 1) * FRAME_SAMPLES] = 0
@@ -142,7 +145,7 @@ def add_noise(pcm: np.ndarray, noise: np.ndarray) -> np.ndarray:
 
 
 def clip(pcm: np.ndarray, level: float, gain_db: float = 0.0) -> np.ndarray:
-    """An overdriven input: gain_db of gain, then every sample held within level × full scale."""
+    """An overdriven input: gain_db of gain, then every sample held within level x full scale."""
     ceiling = round(level * FULL_SCALE)
     driven = pcm.astype(np.float64) * 10 ** (gain_db / 20)
     return _to_pcm(np.clip(driven, -ceiling, ceiling))

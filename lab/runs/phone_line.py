@@ -76,7 +76,9 @@ def impair_line(
                 )
             case Clipping(level=level, gain_db=gain_db):
                 clipped = imp.clip(audio, level, gain_db)
-                tally.clipped = int(np.count_nonzero(np.abs(clipped) == round(level * imp.FULL_SCALE)))
+                tally.clipped = int(
+                    np.count_nonzero(np.abs(clipped) == round(level * imp.FULL_SCALE))
+                )
                 audio = clipped
             case Jitter(rate=rate, max_late_ms=max_late_ms):
                 delays = imp.jitter_delays(frames, rate, max_late_ms, rng)

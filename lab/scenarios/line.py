@@ -31,7 +31,7 @@ class _Impairment(BaseModel):
 
 
 class TelephoneBand(_Impairment):
-    """300–3400 Hz and G.711 μ-law at 8 kHz, as phone networks deliver a caller."""
+    """300-3400 Hz and G.711 μ-law at 8 kHz, as phone networks deliver a caller."""
 
     kind: Literal["telephone_band"]
 
@@ -61,7 +61,7 @@ class Noise(_Impairment):
 
 
 class Clipping(_Impairment):
-    """An overdriven input: gain_db of gain, then samples held within level × full scale."""
+    """An overdriven input: gain_db of gain, then samples held within level x full scale."""
 
     kind: Literal["clipping"]
     level: float = Field(gt=0, le=1)

@@ -1,4 +1,4 @@
-"""Each line impairment, by its exact properties: the codec, the band, loss, jitter, noise, clipping."""
+"""Each line impairment by its exact properties: codec, band, loss, jitter, noise, clipping."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_the_telephone_band_removes_what_a_phone_line_cannot_carry() -> None:
     assert power[freqs > 4000].sum() / total < 1e-6
     assert power[freqs > 3500].sum() / total < 1e-3
     assert power[freqs < 250].sum() / total < 1e-3
-    # Inside the band the speech is kept: most of the input's 300–3400 Hz power is there.
+    # Inside the band the speech is kept: most of the input's 300-3400 Hz power is there.
     in_band = (freqs > 400) & (freqs < 3300)
     assert power[in_band].sum() / spectrum(noise)[1][in_band].sum() == pytest.approx(1, abs=0.05)
 
