@@ -3,14 +3,17 @@ says truly what the line did."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 import pytest
 
 from lab.audio.frames import FRAME_SAMPLES, SAMPLE_RATE
+from lab.events.types import Event
 from lab.runs.phone_line import impair_line
 from lab.scenarios.line import PhoneLine
+from lab.web.panel import summarize
 
 LEAD_MS, TAIL_MS = 300, 900
 
@@ -95,3 +98,20 @@ def test_clipping_is_counted_at_its_level() -> None:
     ceiling = round(0.2 * 32767)
     assert np.abs(pcm).max() == ceiling
     assert impaired.record.clipped_samples == np.count_nonzero(np.abs(pcm) == ceiling) > 0
+
+
+def test_the_panel_says_what_the_line_did_to_the_caller_line() -> None:
+    record = over(LOSSY).record
+    event = Event(
+        id="ev-00006",
+        seq=6,
+        at=datetime(2026, 1, 1, tzinfo=UTC),
+        payload=record,
+        prev_hash="0" * 64,
+        hash="1" * 64,
+    )
+    assert summarize(event) == (
+        "caller line 0 over an impaired line (noise, telephone_band, packet_loss, jitter): "
+        f"{record.frames_lost} of {record.frames} frames lost; {record.frames_late} late "
+        f"(up to {record.max_late_ms} ms); SNR {record.snr_db:.1f} dB"
+    )
