@@ -129,15 +129,22 @@ def power(samples: np.ndarray) -> float:
 
 
 def noise_for(
-    speech: np.ndarray, count: int, snr_db: float, color: str, rng: np.random.Generator
+    speech: np.ndarray,
+    count: int,
+    snr_db: float,
+    color: str,
+    rng: np.random.Generator,
+    *,
+    at: int = 0,
 ) -> np.ndarray:
-    """count samples of background noise, scaled so the speech stands snr_db above it."""
+    """count samples of background noise; over the speech's own samples (from `at`), the speech
+    stands snr_db above it."""
     raw = _pink(count, rng) if color == "pink" else rng.standard_normal(count)
-    raw_power = power(raw)
-    if raw_power == 0 or power(speech) == 0:
+    under = power(raw[at : at + speech.size])
+    if under == 0 or power(speech) == 0:
         return np.zeros(count)
     target = power(speech) / 10 ** (snr_db / 10)
-    return np.asarray(raw * np.sqrt(target / raw_power))
+    return np.asarray(raw * np.sqrt(target / under))
 
 
 def add_noise(pcm: np.ndarray, noise: np.ndarray) -> np.ndarray:

@@ -68,7 +68,7 @@ def impair_line(
         rng = np.random.default_rng([phone.seed, line, CHAIN.index(impairment.kind)])
         match impairment:
             case Noise(snr_db=snr_db, color=color):
-                noise = imp.noise_for(words, audio.size, snr_db, color, rng)
+                noise = imp.noise_for(words, audio.size, snr_db, color, rng, at=start)
                 audio = imp.add_noise(audio, noise)
                 heard = audio[start : start + words.size].astype(np.float64)
                 tally.snr_db = round(

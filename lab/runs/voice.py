@@ -115,7 +115,10 @@ class VoiceLink:
         lead_ms, tail_ms = 300, settings.LAB_VAD_END_SILENCE_MS + 400
         phone = self.session.contract.line
         if phone is not None and phone.on(line):
-            impaired = impair_line(phone, line, pcm, lead_ms=lead_ms, tail_ms=tail_ms)
+            # Whole-clip FFTs take tens of milliseconds: off the event loop.
+            impaired = await asyncio.to_thread(
+                impair_line, phone, line, pcm, lead_ms=lead_ms, tail_ms=tail_ms
+            )
             await self.session.record(impaired.record)
             # The evaluator hears the line as the lab did, its noise before and after the words.
             audio, heard, delays_ms = impaired.pcm, impaired.pcm, impaired.delays_ms

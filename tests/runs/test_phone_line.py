@@ -65,7 +65,7 @@ def test_the_record_counts_what_the_line_did() -> None:
     assert silent == record.frames_lost > 0
     assert record.frames_late == sum(1 for delay in impaired.delays_ms if delay) > 0
     assert record.max_late_ms == max(impaired.delays_ms) <= 100
-    assert record.snr_db == pytest.approx(15, abs=0.5)
+    assert record.snr_db == pytest.approx(15, abs=0.05)
     assert record.clipped_samples is None
 
 
