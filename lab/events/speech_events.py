@@ -126,3 +126,20 @@ class EchoIgnored(PayloadModel):
     during_utterance_event_id: str
     score: float
     reason: str
+
+
+class LineImpaired(PayloadModel):
+    """What the scenario's phone line did to one scripted caller line before the lab heard it."""
+
+    type: Literal["caller.line_impaired"] = "caller.line_impaired"
+    line: int
+    seed: int
+    kinds: list[str]
+    frames: int
+    frames_lost: int
+    frames_late: int
+    max_late_ms: int
+    # The words' power over the added noise, measured on the audio as sent; None: no noise.
+    snr_db: float | None = None
+    # Samples held at the clipping level; None: no clipping.
+    clipped_samples: int | None = None

@@ -46,6 +46,7 @@ from lab.events.speech_events import (
     AgentAudioStarted,
     CallerBackchannel,
     EchoIgnored,
+    LineImpaired,
     SpeculationDiscarded,
     SpeechEnded,
     SpeechStarted,
@@ -121,6 +122,7 @@ __all__ = [
     "InputRejected",
     "IntentRevised",
     "LateResultRejected",
+    "LineImpaired",
     "LookupFailed",
     "LookupStarted",
     "LookupSucceeded",
@@ -188,6 +190,7 @@ EventPayload = Annotated[
     | SpeculationDiscarded
     | CallerBackchannel
     | EchoIgnored
+    | LineImpaired
     | RetrievalDone
     | CitationBlocked
     | TurnGraded

@@ -18,13 +18,13 @@ async def play_script(session: ScriptedRun) -> None:
     session.scripted = True
     try:
         mark = len(session.events)
-        for line in session.contract.caller:
+        for number, line in enumerate(session.contract.caller):
             await wait_for_turn(session, line, since=mark)
             mark = len(session.events)
             if session.voice is not None:
                 # What the recognizer makes of this line is read as the line is meant.
                 session.voiced_meaning = line.means
-                await session.voice.speak_as_caller(line.say)
+                await session.voice.speak_as_caller(line.say, line=number)
             elif not await typed_backchannel(session, line.say):
                 await session.caller_says(line.say, source="script", means=line.means)
         # The agent's last words (often the reference number) are heard out before the end.

@@ -26,6 +26,7 @@ from lab.runs.agent_voice import (
 from lab.runs.barge_in import BargeIn
 from lab.runs.caller_audio import AudioRejected, CallerAudio
 from lab.runs.log import RunClosed
+from lab.runs.phone_line import impair_line
 from lab.runs.recorder import Recorder
 from lab.runs.session import RunSession
 from lab.runs.turn_taking import TurnClock
@@ -140,24 +141,40 @@ class VoiceLink:
         """Wait (bounded) for a browser that reports playback to report what was sent to it."""
         await self.speech.played_out()
 
-    async def speak_as_caller(self, text: str) -> None:
-        """Say a scripted line into the same VAD → ASR path as a microphone, in real time."""
+    async def speak_as_caller(self, text: str, *, line: int) -> None:
+        """Say scripted line `line` into the same VAD → ASR path as a microphone, in real time,
+        over the contract's phone line if it has one."""
         try:
             pcm = await service.synthesize(text)
         except service.SpeechUnavailable as error:
             await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
             return
-        lead = bytes(BYTES_PER_SECOND * 3 // 10)
-        tail = bytes(BYTES_PER_SECOND * (settings.LAB_VAD_END_SILENCE_MS + 400) // 1000)
-        await self.send(audio_message(CALLER_AUDIO, "caller", pcm))
+        lead_ms, tail_ms = 300, settings.LAB_VAD_END_SILENCE_MS + 400
+        phone = self.session.contract.line
+        if phone is not None and phone.on(line):
+            # Whole-clip FFTs take tens of milliseconds: off the event loop.
+            impaired = await asyncio.to_thread(
+                impair_line, phone, line, pcm, lead_ms=lead_ms, tail_ms=tail_ms
+            )
+            await self.session.record(impaired.record)
+            # The evaluator hears the line as the lab did, its noise before and after the words.
+            audio, heard, delays_ms = impaired.pcm, impaired.pcm, impaired.delays_ms
+        else:
+            audio = bytes(BYTES_PER_SECOND * lead_ms // 1000) + pcm
+            audio += bytes(BYTES_PER_SECOND * tail_ms // 1000)
+            heard, delays_ms = pcm, []
+        await self.send(audio_message(CALLER_AUDIO, "caller", heard))
         mark = len(self.session.events)
-        next_at = self.session.now()
+        started = self.session.now()
         self.caller.scripted = True
         ASKER.set(self._speculating)
         try:
-            for frame in split_frames(lead + pcm + tail):
+            for frame in split_frames(audio):
                 await self.push_audio(frame.pcm)
-                next_at += FRAME_MS / 1000
+                # The next frame is due 20 ms on, later if the line holds it up (then bunched).
+                due = frame.index + 1
+                late_ms = delays_ms[due] if due < len(delays_ms) else 0
+                next_at = started + (due * FRAME_MS + late_ms) / 1000
                 await asyncio.sleep(max(0.0, next_at - self.session.now()))
         finally:
             self.caller.scripted = False

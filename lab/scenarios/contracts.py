@@ -15,9 +15,11 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
+    model_validator,
 )
 
 from lab.events.chain import digest
+from lab.scenarios.line import PhoneLine
 from lab.scenarios.meaning import CallerMeaning
 
 
@@ -115,13 +117,30 @@ class Contract(_Strict):
     # Block an answer that had retrieval context and cites none of it. Left out of the
     # canonical form while unset, so contracts written before keep their hash.
     require_citation: bool | None = None
+    # The impaired phone line the scripted caller speaks over (voice runs); left out of the
+    # canonical form while unset, as require_citation is.
+    line: PhoneLine | None = None
 
     @model_serializer(mode="wrap")
-    def _omit_unset_citation(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _omit_unset_options(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if self.require_citation is None:
-            data.pop("require_citation", None)
+        for name in ("require_citation", "line"):
+            if getattr(self, name) is None:
+                data.pop(name, None)
         return data
+
+    @model_validator(mode="after")
+    def _line_fits_the_script(self) -> Contract:
+        if self.line is None:
+            return self
+        if not self.caller:
+            raise ValueError("a phone line impairs the scripted caller; this contract has none")
+        if self.line.highest_line >= len(self.caller):
+            raise ValueError(
+                f"the line names caller line {self.line.highest_line}; "
+                f"the script has lines 0 to {len(self.caller) - 1}"
+            )
+        return self
 
     @field_validator("tool")
     @classmethod

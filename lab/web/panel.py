@@ -30,6 +30,7 @@ from lab.events.types import (
     InputRejected,
     IntentRevised,
     LateResultRejected,
+    LineImpaired,
     LookupFailed,
     LookupStarted,
     LookupSucceeded,
@@ -184,7 +185,21 @@ def summarize(event: Event) -> str:
         case RecordingClosed() as p:
             cut = ", truncated at the size cap" if p.truncated else ""
             return f"recording closed: {p.duration_ms} ms stereo, sha256 {p.digest[:12]}…{cut}"
+        case LineImpaired() as p:
+            return _line_summary(p)
     return event.type
+
+
+def _line_summary(line: LineImpaired) -> str:
+    parts = [f"{line.frames_lost} of {line.frames} frames lost"]
+    if line.frames_late:
+        parts.append(f"{line.frames_late} late (up to {line.max_late_ms} ms)")
+    if line.snr_db is not None:
+        parts.append(f"SNR {line.snr_db:.1f} dB")
+    if line.clipped_samples is not None:
+        parts.append(f"{line.clipped_samples} samples clipped")
+    kinds = ", ".join(line.kinds)
+    return f"caller line {line.line} over an impaired line ({kinds}): {'; '.join(parts)}"
 
 
 def turn_audit(utterance: Event, events: list[Event]) -> TurnAudit | None:

@@ -19,9 +19,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 Start = Callable[[str | None], str]
 # Habit → {scenario: an assertion its FAIL names}, judged as-is (the gate would stop them).
 EXPOSED = {
-    "stale-args": {"correction": "commit_is_latest", "refund_correction": "commit_is_latest"},
+    "stale-args": {
+        "correction": "commit_is_latest",
+        "lossy_correction": "commit_is_latest",
+        "refund_correction": "commit_is_latest",
+    },
     "still-here": {
         "no_confirmation": "positive_is_not_yes",
+        "noisy_confirmation": "positive_is_not_yes",
         "facts_before_booking": "booked_on_yes",
         "uncovered_question": "booked_on_yes",
     },

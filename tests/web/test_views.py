@@ -22,6 +22,8 @@ def test_the_picker_lists_every_scenario_with_a_start_form(client):
         "interruption",
         "double_confirmation",
         "refund_correction",
+        "lossy_correction",
+        "noisy_confirmation",
     ]:
         assert f'id="scenario-{scenario_id}"' in page
     assert "unguarded" in page
