@@ -39,6 +39,9 @@ class AgentSpec:
     # The sandbox tools the run offers, by name (tool_specs.TOOL_SPECS), for connectors that
     # hand an agent its function definitions; set by the session, never stored.
     tools: tuple[str, ...] = ()
+    # The run is on the voice channel: a connector that takes audio gets the caller's and may
+    # bring the agent's own voice; set by the session, never stored.
+    voice: bool = False
 
     @property
     def scripted(self) -> bool:

@@ -63,6 +63,7 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         model=run.agent_model,
         api_key=os.environ.get(API_KEY_ENV) or None,
         tools=tools,
+        voice=run.channel == Channel.VOICE,
     )
 
 
@@ -217,11 +218,14 @@ class RunSession:
             mcp_runs.LIVE.open(str(self.run.id), self.turns.toolbox)
             await RELAY.join(str(self.run.id))
 
-    async def caller_says(self, text: str, *, source: CallerSource = "typed") -> None:
-        """One final caller transcript; it cuts any agent speech still playing."""
+    async def caller_says(
+        self, text: str, *, source: CallerSource = "typed", audio: bytes | None = None
+    ) -> None:
+        """One final caller transcript (with its audio on voice runs); it cuts any agent speech
+        still playing."""
         arrived = self.now()
         async with self.working():
-            await self.turns.caller_turn(text, source=source, arrived=arrived)
+            await self.turns.caller_turn(text, source=source, arrived=arrived, audio=audio)
 
     async def interrupt(self, *, cause_event_id: str, at: float) -> None:
         await self.speaker.interrupt(cause_event_id=cause_event_id, at=at)

@@ -73,9 +73,9 @@ class VoiceLink:
         """One 20 ms frame of caller audio."""
         await self.caller.push_audio(data)
 
-    def say(self, event: Event) -> None:
-        """Queue an agent utterance for synthesis; its audio follows the ones before it."""
-        self.speech.say(event)
+    def say(self, event: Event, audio: bytes | None = None) -> None:
+        """Queue an agent utterance (synthesized unless it brings its audio) after the others."""
+        self.speech.say(event, audio)
 
     async def silence(self, utterance_event_ids: list[str]) -> None:
         """Barge-in: drop queued speech and tell the browser to stop playing now."""
