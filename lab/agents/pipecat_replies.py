@@ -84,13 +84,20 @@ class Reply:
 
 class VoicedReply(Reply):
     """Audio mode: the words as the bot spoke them, each with its audio; the turn ends once the
-    bot's LLM is done and the bot has stopped speaking what it said."""
+    bot's LLM is done and the bot has stopped speaking what it said.
+
+    A sentence's audio is whole only once the bot has spoken it, so the lab would hear each one
+    a sentence late, with a gap before the next that a caller's barge-in falls into. The
+    sentences of one stretch of speech are handed over together when it ends (or before a tool
+    call, to keep the order), so the lab plays them as the bot did: back to back.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.voice = BotVoice()
         self.llm_done = self.speaking = self.synthesizing = False
         self.written = self.spoken = 0  # letters and digits the LLM wrote, and the bot spoke
+        self.held: list[AgentOutput] = []
 
     def grace_s(self) -> float | None:
         return _SPOKEN_GRACE_S if self.llm_done and not self._busy else None
@@ -100,6 +107,15 @@ class VoicedReply(Reply):
         return self.speaking or self.synthesizing
 
     def take(self, kind: str, data: dict[str, Any]) -> list[AgentOutput]:
+        outputs = self._take(kind, data)
+        self.held.extend(o for o in outputs if isinstance(o, Said))
+        rest = [o for o in outputs if not isinstance(o, Said)]
+        if rest or not self.speaking:
+            released, self.held = self.held, []
+            return [*released, *rest]
+        return []
+
+    def _take(self, kind: str, data: dict[str, Any]) -> list[AgentOutput]:
         match kind:
             case "eval-bot-audio":
                 problem = self.voice.take(data)

@@ -19,10 +19,19 @@ async def play_script(session: ScriptedRun) -> None:
     try:
         mark = len(session.events)
         for line in session.contract.caller:
-            await wait_for_turn(session, line, since=mark)
+            barge_in = session.voice is not None and line.into_readback_ms is not None
+            # A barge-in's audio is made while the caller waits for its cue, so it starts when
+            # the line says, however long a busy machine takes to synthesize it.
+            made = asyncio.ensure_future(_voiced(session, line.say)) if barge_in else None
+            try:
+                await wait_for_turn(session, line, since=mark)
+                pcm = await made if made is not None else None
+            finally:
+                if made is not None:
+                    made.cancel()
             mark = len(session.events)
             if session.voice is not None:
-                await session.voice.speak_as_caller(line.say)
+                await session.voice.speak_as_caller(line.say, pcm)
             elif not await typed_backchannel(session, line.say):
                 await session.caller_says(line.say, source="script")
         # The agent's last words (often the reference number) are heard out before the end.
@@ -34,6 +43,11 @@ async def play_script(session: ScriptedRun) -> None:
         )
     except RunClosed:
         return
+
+
+async def _voiced(session: ScriptedRun, text: str) -> bytes | None:
+    assert session.voice is not None
+    return await session.voice.caller_voice(text)
 
 
 async def wait_for_turn(session: ScriptedRun, line: CallerLine, *, since: int) -> None:

@@ -103,12 +103,19 @@ class VoiceLink:
         """Wait (bounded) for a browser that reports playback to report what was sent to it."""
         await self.speech.played_out()
 
-    async def speak_as_caller(self, text: str) -> None:
-        """Say a scripted line into the same VAD → ASR path as a microphone, in real time."""
+    async def caller_voice(self, text: str) -> bytes | None:
+        """A scripted line in the caller's voice; None (the run told why) if it cannot be made."""
         try:
-            pcm = await service.synthesize(text)
+            return await service.synthesize(text)
         except service.SpeechUnavailable as error:
             await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
+            return None
+
+    async def speak_as_caller(self, text: str, pcm: bytes | None = None) -> None:
+        """Say a scripted line (pcm: its audio, made ahead) into the same VAD → ASR path as a
+        microphone, in real time."""
+        pcm = pcm or await self.caller_voice(text)
+        if pcm is None:
             return
         lead = bytes(BYTES_PER_SECOND * 3 // 10)
         tail = bytes(BYTES_PER_SECOND * (settings.LAB_VAD_END_SILENCE_MS + 400) // 1000)
