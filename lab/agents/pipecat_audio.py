@@ -23,6 +23,7 @@ from lab.speech.resample import resample
 RATE = 16000
 FRAME_S = 0.04
 FRAME_BYTES = int(RATE * FRAME_S) * 2
+BYTES_PER_SECOND = RATE * 2
 _PCM16_MAX = 32767
 
 Send = Callable[[str], Awaitable[None]]

@@ -66,7 +66,7 @@ from lab.agents.interface import (
     ToolBox,
     TurnFinished,
 )
-from lab.agents.pipecat_audio import AudioFeed
+from lab.agents.pipecat_audio import BYTES_PER_SECOND, AudioFeed
 from lab.agents.pipecat_replies import (
     GRACE_OVER,
     Reply,
@@ -200,14 +200,16 @@ class PipecatEvalAgent:
             if self._feed is not None and turn.audio:
                 self._feed.queue(turn.audio)
                 starts: Starts = transcribed
+                # The bot cannot answer before it has heard the turn out, in real time.
+                streaming_s = len(turn.audio) / BYTES_PER_SECOND
             else:
                 sent_id = self._id()
                 options = {"run_immediately": True, "audio_response": self.audio}
                 await self._ws.send(
                     message("send-text", {"content": turn.text, "options": options}, sent_id)
                 )
-                starts = echo_of(sent_id)
-            async for output in self._turn(starts):
+                starts, streaming_s = echo_of(sent_id), 0.0
+            async for output in self._turn(starts, streaming_s):
                 yield output
         except TimeoutError:
             yield AgentFault("timeout", f"the bot sent nothing for {self.timeout_s:g} s mid-turn")
@@ -317,7 +319,7 @@ class PipecatEvalAgent:
     def _reply(self) -> Reply:
         return VoicedReply() if self.audio else Reply()
 
-    async def _turn(self, starts: Starts) -> AsyncIterator[AgentOutput]:
+    async def _turn(self, starts: Starts, streaming_s: float = 0.0) -> AsyncIterator[AgentOutput]:
         """The bot's messages until its turn ends, as Said / ToolObserved / TurnFinished.
 
         The bot echoes the turn (`user-input` with the send-text's msg_id, or its final
@@ -329,7 +331,8 @@ class PipecatEvalAgent:
         held: list[AgentOutput] = []
         while not reply.finished:
             try:
-                received = await self._next(reply.grace_s())
+                quiet_s = reply.grace_s() or (None if echoed else self.timeout_s + streaming_s)
+                received = await self._next(quiet_s)
             except TimeoutError:
                 if reply.grace_s() is None:
                     raise
