@@ -57,7 +57,9 @@ class Speaker:
     async def say(self, step: Say, *, audio: bytes | None = None) -> Event:
         """audio: the agent's own voice for it (16 kHz PCM16), played in place of the lab's TTS."""
         if self.auditor is not None:
-            step = await self.auditor.cite_or_block(step)
+            said, step = step.text, await self.auditor.cite_or_block(step)
+            if step.text != said:
+                audio = None  # its audio says what was blocked: the fallback is the lab TTS's
         # The event keeps the [KB-N] markers; what is spoken and timed never has them.
         spoken = strip_markers(step.text)
         duration_ms = speech_ms(spoken)
