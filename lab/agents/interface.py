@@ -63,6 +63,9 @@ class Said:
     """A whole sentence the agent says (streamed replies are cut into sentences as they come)."""
 
     text: str
+    # The agent's own voice for it (16 kHz PCM16 mono), from an agent that speaks for itself;
+    # None: the lab's TTS voices it on voice runs.
+    audio: bytes | None = None
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,13 @@ then interrupts the bot and cuts the kept reply short (seen with pipecat 1.14: "
 Shall"). Nothing on the wire says the reply was kept, so a turn is sent only once the bot has
 been quiet for `settle_s`, as a caller takes a moment to answer.
 
-Audio mode is not done. On that wire the harness sends the user's audio, paced in real time, as
-`raw-audio` `{base64Audio, sampleRate, numChannels}` (the RTVIProcessor feeds it to the bot's
-input), connects with `skip_tts: false, capture_bot_audio: true`, and sends turns with
-`audio_response: true`; the bot's speech comes back as `eval-bot-audio` chunks between
-`bot-started-speaking` and `bot-stopped-speaking`, its words as `bot-tts-text` / `bot-output`.
+Audio mode (voice runs, unless LAB_PIPECAT_MODE=text) is the harness's too: connect with
+`skip_tts: false, capture_bot_audio: true`, stream the caller's audio as the lab heard it
+(pipecat_audio.py), paced in real time as `raw-audio` `{base64Audio, sampleRate, numChannels}`,
+silence in between; the turn starts at the bot's final `user-transcription` of it, each
+`bot-tts-text` is a `Said` with the `eval-bot-audio` that came before it, and the turn ends once
+the bot has stopped speaking all that its LLM said (a turn without audio goes as a send-text
+with `audio_response: true`).
 
 Text mode: the bot's LLM text comes back sentence by sentence as `Said`, each call it ran
 on its own function handlers as `ToolObserved` (the lab cannot stand in front of them), and its
@@ -56,28 +58,33 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.protocol import State
 
-from lab.agents.chat_wire import Sentences
 from lab.agents.interface import (
     AgentFault,
     AgentIdentity,
     AgentOutput,
     CallerTurn,
-    Said,
     ToolBox,
-    ToolCall,
-    ToolObserved,
     TurnFinished,
 )
 from lab.agents.pinning import Resolve, checked_address
+from lab.agents.pipecat_audio import BYTES_PER_SECOND, AudioFeed
+from lab.agents.pipecat_replies import (
+    GRACE_OVER,
+    Reply,
+    Starts,
+    VoicedReply,
+    echo_of,
+    transcribed,
+)
 from lab.agents.registry import AgentSpec, ConnectorUnavailable
 
 LABEL = "rtvi-ai"
 PROTOCOL_VERSION = "2.2.0"
 TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
 SETTLE_ENV = "LAB_PIPECAT_SETTLE_S"
+MODE_ENV = "LAB_PIPECAT_MODE"
 _MAX_MESSAGE = 1 << 22
 _MAX_SETTLES = 10
-_TEXT_TYPES = ("bot-llm-text", "llm-raw-text")
 
 
 def connect(spec: AgentSpec) -> PipecatEvalAgent:
@@ -95,12 +102,16 @@ def connect(spec: AgentSpec) -> PipecatEvalAgent:
             seconds[name] = float(value)
         except ValueError:
             raise ConnectorUnavailable(f"{name}={value!r} is not seconds") from None
+    mode = os.environ.get(MODE_ENV, "audio")
+    if mode not in ("audio", "text"):
+        raise ConnectorUnavailable(f"{MODE_ENV}={mode!r} is neither audio nor text")
     return PipecatEvalAgent(
         url=spec.endpoint,
         model=spec.model or None,
         timeout_s=seconds[TIMEOUT_ENV],
         settle_s=seconds[SETTLE_ENV],
         resolve=spec.resolve,
+        audio=spec.voice and mode == "audio",
     )
 
 
@@ -145,9 +156,11 @@ class PipecatEvalAgent:
         handshake_timeout_s: float = 15.0,
         settle_s: float = 0.2,
         resolve: Resolve | None = None,
+        audio: bool = False,
     ) -> None:
         self.url = url
         self._resolve = resolve
+        self.audio = audio
         self.settle_s = settle_s
         self.timeout_s = timeout_s
         self.handshake_timeout_s = handshake_timeout_s
@@ -164,6 +177,7 @@ class PipecatEvalAgent:
         self.bot_about: dict[str, Any] = {}
         self._last_heard = 0.0
         self._echoes = False  # the bot has echoed a turn (user-input with its msg_id)
+        self._feed: AudioFeed | None = None
 
     async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         """Connect and shake hands; the bot's own greeting, if any, is not the lab's to hear."""
@@ -186,13 +200,20 @@ class PipecatEvalAgent:
             return
         await self._settle()
         self._drop_stale()
-        options = {"run_immediately": True, "audio_response": False}
         try:
-            sent_id = self._id()
-            await self._ws.send(
-                message("send-text", {"content": turn.text, "options": options}, sent_id)
-            )
-            async for output in self._turn(sent_id):
+            if self._feed is not None and turn.audio:
+                self._feed.queue(turn.audio)
+                starts: Starts = transcribed
+                # The bot cannot answer before it has heard the turn out, in real time.
+                streaming_s = len(turn.audio) / BYTES_PER_SECOND
+            else:
+                sent_id = self._id()
+                options = {"run_immediately": True, "audio_response": self.audio}
+                await self._ws.send(
+                    message("send-text", {"content": turn.text, "options": options}, sent_id)
+                )
+                starts, streaming_s = echo_of(sent_id), 0.0
+            async for output in self._turn(starts, streaming_s):
                 yield output
         except TimeoutError:
             yield AgentFault("timeout", f"the bot sent nothing for {self.timeout_s:g} s mid-turn")
@@ -203,6 +224,8 @@ class PipecatEvalAgent:
 
     async def close(self) -> None:
         ws, self._ws = self._ws, None
+        if self._feed is not None:
+            await self._feed.close()
         try:
             if ws is not None:
                 with contextlib.suppress(Exception):
@@ -231,7 +254,11 @@ class PipecatEvalAgent:
                 self.url, max_size=_MAX_MESSAGE, open_timeout=None, proxy=None, **pinned
             )
             self._reader = asyncio.create_task(self._read(self._ws))
-            flags = {"skip_tts": True, "capture_bot_audio": False, "capture_bot_images": False}
+            flags = {
+                "skip_tts": not self.audio,
+                "capture_bot_audio": self.audio,
+                "capture_bot_images": False,
+            }
             await self._ws.send(eval_message("eval-connect", flags, "eval-connect"))
             ready = {"version": PROTOCOL_VERSION, "about": {"library": "voice-reliability-lab"}}
             await self._ws.send(message("client-ready", ready, "client-ready"))
@@ -242,6 +269,9 @@ class PipecatEvalAgent:
         self.bot_about = dict(about) if isinstance(about, dict) else {}
         level = {"function_call_report_level": {"*": "full"}}
         await self._ws.send(eval_message("eval-configure", level, self._id()))
+        if self.audio:
+            self._feed = AudioFeed(self._ws.send, message)
+            self._feed.start()
 
     async def _read(self, ws: ClientConnection) -> None:
         """Every message the bot sends, parsed, into the inbox; a close or garbage ends it."""
@@ -265,8 +295,8 @@ class PipecatEvalAgent:
         except websockets.WebSocketException as error:
             await self._inbox.put(_Closed(str(error)))
 
-    async def _next(self) -> dict[str, Any]:
-        item = await asyncio.wait_for(self._inbox.get(), timeout=self.timeout_s)
+    async def _next(self, timeout_s: float | None = None) -> dict[str, Any]:
+        item = await asyncio.wait_for(self._inbox.get(), timeout=timeout_s or self.timeout_s)
         if isinstance(item, Exception):
             # Seen once is seen for good: a broken connection stays broken for the next turn.
             self._inbox.put_nowait(item)
@@ -296,94 +326,43 @@ class PipecatEvalAgent:
     def _id(self) -> str:
         return str(next(self._ids))
 
-    async def _turn(self, sent_id: str) -> AsyncIterator[AgentOutput]:
+    def _reply(self) -> Reply:
+        return VoicedReply() if self.audio else Reply()
+
+    async def _turn(self, starts: Starts, streaming_s: float = 0.0) -> AsyncIterator[AgentOutput]:
         """The bot's messages until its turn ends, as Said / ToolObserved / TurnFinished.
 
-        The bot echoes the turn (`user-input` with its msg_id) before it answers it; what came
-        before the echo is an earlier reply still streaming (a greeting) and is dropped. Until a
-        bot has echoed once, a reply ending before the echo is taken as this turn's.
+        The bot echoes the turn (`user-input` with the send-text's msg_id, or its final
+        transcription of the caller's audio) before it answers it; what came before the echo is
+        an earlier reply still streaming (a greeting) and is dropped. Until a bot has echoed
+        once, a reply ending before the echo is taken as this turn's.
         """
-        reply, echoed = _Reply(), False
+        reply, echoed = self._reply(), False
         held: list[AgentOutput] = []
         while not reply.finished:
-            received = await self._next()
+            try:
+                quiet_s = reply.grace_s() or (None if echoed else self.timeout_s + streaming_s)
+                received = await self._next(quiet_s)
+            except TimeoutError:
+                if reply.grace_s() is None:
+                    raise
+                received = {"type": GRACE_OVER}
             kind, data = received.get("type"), received.get("data")
             data = data if isinstance(data, dict) else {}
-            if not echoed and kind == "user-input" and str(data.get("msg_id")) == sent_id:
-                reply, echoed, held, self._echoes = _Reply(), True, [], True
+            if not echoed and starts(str(kind), data):
+                reply, echoed, held, self._echoes = self._reply(), True, [], True
                 continue
             outputs = reply.take(str(kind), data)
             if echoed:
                 for output in outputs:
                     yield output
             elif reply.finished and self._echoes:
-                reply, held = _Reply(), []  # an earlier reply's end: this turn's is still to come
+                reply, held = (
+                    self._reply(),
+                    [],
+                )  # an earlier reply's end: this turn's is still to come
             elif reply.finished:
                 for output in [*held, *outputs]:
                     yield output
             else:
                 held.extend(outputs)
-
-
-class _Reply:
-    """One reply as its RTVI reports arrive; `take` turns each into the outputs it makes."""
-
-    def __init__(self) -> None:
-        self.sentences = Sentences()
-        self.text_type: str | None = None
-        self.started_calls = self.outstanding = 0
-        self.calls: dict[str, ToolCall] = {}
-        self.finished = False
-
-    def take(self, kind: str, data: dict[str, Any]) -> list[AgentOutput]:
-        if kind in _TEXT_TYPES and isinstance(data.get("text"), str):
-            self.text_type = self.text_type or kind
-            if kind == self.text_type:
-                return [Said(sentence) for sentence in self.sentences.feed(data["text"])]
-        elif kind == "bot-llm-started":
-            self.started_calls = 0
-        elif kind == "llm-function-call-started":
-            self.started_calls += 1
-            self.outstanding += 1
-        elif kind == "llm-function-call-in-progress":
-            call = _call(data)
-            self.calls[call.call_id] = call
-        elif kind == "llm-function-call-stopped":
-            self.outstanding = max(0, self.outstanding - 1)
-            call_id = str(data.get("tool_call_id", ""))
-            call = self.calls.pop(call_id) if call_id in self.calls else _call(data)
-            if not data.get("cancelled"):
-                return [ToolObserved(call, _result(data.get("result")))]
-        elif kind == "bot-llm-stopped":
-            said: list[AgentOutput] = [Said(s) for s in self.sentences.rest()]
-            if self.started_calls == 0 and self.outstanding == 0:
-                self.finished = True
-                return [*said, TurnFinished()]
-            return said
-        elif kind in ("error", "error-response"):
-            self.finished = True
-            return [AgentFault("malformed", f"the bot reported an error: {data.get('error')}")]
-        return []
-
-
-def _call(data: dict[str, Any]) -> ToolCall:
-    arguments = data.get("arguments")
-    return ToolCall(
-        call_id=str(data.get("tool_call_id", "")),
-        name=str(data.get("function_name") or ""),
-        arguments=dict(arguments) if isinstance(arguments, dict) else {},
-    )
-
-
-def _result(result: object) -> dict[str, Any] | None:
-    """A function's result as reported: an object as is, anything else (a string) wrapped."""
-    if result is None:
-        return None
-    if isinstance(result, dict):
-        return result
-    if isinstance(result, str):
-        with contextlib.suppress(ValueError):
-            parsed = json.loads(result)
-            if isinstance(parsed, dict):
-                return parsed
-    return {"value": result}

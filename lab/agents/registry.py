@@ -42,6 +42,9 @@ class AgentSpec:
     # A tenant's registered agent: its host's checked addresses (lab.agents.pinning), or an
     # AddressRefused; the connector connects only to what it answers. Never stored.
     resolve: Callable[[str, int], Sequence[str]] | None = None
+    # The run is on the voice channel: a connector that takes audio gets the caller's and may
+    # bring the agent's own voice; set by the session, never stored.
+    voice: bool = False
 
     @property
     def scripted(self) -> bool:

@@ -1,4 +1,5 @@
-"""Agent speech out: utterances synthesized chunk by chunk (opening clause first) and sent.
+"""Agent speech out: utterances synthesized chunk by chunk (opening clause first) and sent;
+an agent that speaks for itself (a pipecat bot in audio mode) brings its own audio instead.
 
 The first chunk's audio also closes the caller turn's latency chain (turn.latency).
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from lab.events.types import AgentAudioPlayed, AgentAudioStarted, AgentUtterance, Event, TurnLatency
 from lab.grading.grounding import strip_markers
@@ -50,7 +51,7 @@ class AgentVoice:
         self.session = session
         self.send = send
         self.barge = barge
-        self.utterances: asyncio.Queue[Event] = asyncio.Queue()
+        self.utterances: asyncio.Queue[tuple[Event, bytes | None]] = asyncio.Queue()
         self.speaking = False
         self.turn: TurnClock | None = None
         self.recorded: Recorded | None = None
@@ -61,9 +62,9 @@ class AgentVoice:
         """Nothing queued for synthesis and nothing being synthesized or sent."""
         return self.utterances.empty() and not self.speaking
 
-    def say(self, event: Event) -> None:
-        """Queue an agent utterance for synthesis; its audio follows the ones before it."""
-        self.utterances.put_nowait(event)
+    def say(self, event: Event, audio: bytes | None = None) -> None:
+        """Queue an agent utterance (synthesized unless it brings its audio) after the others."""
+        self.utterances.put_nowait((event, audio))
 
     async def silence(self, utterance_event_ids: list[str]) -> None:
         """Barge-in: drop queued speech and tell the browser to stop playing now."""
@@ -75,29 +76,36 @@ class AgentVoice:
     async def _speak_forever(self) -> None:
         with contextlib.suppress(RunClosed):
             while True:
-                event = await self.utterances.get()
+                event, audio = await self.utterances.get()
                 async with self.session.working():
                     # Cleared before working() ends, so its wake-up already sees the voice idle.
                     self.speaking = True
                     try:
-                        await self._speak(event)
+                        await self._speak(event, audio)
                     finally:
                         self.speaking = False
 
-    async def _speak(self, event: Event) -> None:
+    async def _pcm(self, text: str, audio: bytes | None) -> AsyncIterator[bytes]:
+        """The utterance's audio chunk by chunk: the agent's own in one piece, or synthesized."""
+        if audio is not None:
+            yield audio
+            return
+        for chunk in tts.chunks(strip_markers(text)):
+            try:
+                yield await service.synthesize(chunk)
+            except service.SpeechUnavailable as error:
+                # The utterance stays in the log; the run says its audio could not be made.
+                await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
+                return
+
+    async def _speak(self, event: Event, audio: bytes | None = None) -> None:
         timeline = self.session.timeline
         asked_at = self.session.now()
         start: float | None = None
         plays_until = 0.0
         if not isinstance(event.payload, AgentUtterance):
             return
-        for chunk in tts.chunks(strip_markers(event.payload.text)):
-            try:
-                pcm = await service.synthesize(chunk)
-            except service.SpeechUnavailable as error:
-                # The utterance stays in the log; the run says its audio could not be made.
-                await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
-                return
+        async for pcm in self._pcm(event.payload.text, audio):
             if not timeline.holds(event.id):
                 return  # cut by a barge-in while it was being synthesized
             now = self.session.now()

@@ -19,12 +19,21 @@ async def play_script(session: ScriptedRun) -> None:
     try:
         mark = len(session.events)
         for number, line in enumerate(session.contract.caller):
-            await wait_for_turn(session, line, since=mark)
+            barge_in = session.voice is not None and line.into_readback_ms is not None
+            # A barge-in's audio is made while the caller waits for its cue, so it starts when
+            # the line says, however long a busy machine takes to synthesize it.
+            made = asyncio.ensure_future(_voiced(session, line.say)) if barge_in else None
+            try:
+                await wait_for_turn(session, line, since=mark)
+                pcm = await made if made is not None else None
+            finally:
+                if made is not None:
+                    made.cancel()
             mark = len(session.events)
             if session.voice is not None:
                 # What the recognizer makes of this line is read as the line is meant.
                 session.voiced_meaning = line.means
-                await session.voice.speak_as_caller(line.say, line=number)
+                await session.voice.speak_as_caller(line.say, pcm, line=number)
             elif not await typed_backchannel(session, line.say):
                 await session.caller_says(line.say, source="script", means=line.means)
         # The agent's last words (often the reference number) are heard out before the end.
@@ -36,6 +45,11 @@ async def play_script(session: ScriptedRun) -> None:
         )
     except RunClosed:
         return
+
+
+async def _voiced(session: ScriptedRun, text: str) -> bytes | None:
+    assert session.voice is not None
+    return await session.voice.caller_voice(text)
 
 
 async def wait_for_turn(session: ScriptedRun, line: CallerLine, *, since: int) -> None:

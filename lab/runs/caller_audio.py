@@ -308,7 +308,8 @@ class CallerAudio:
         if await self.barge.absorbs(transcript.text, segment.start_ms, segment.end.stream_ms):
             return  # a backchannel or the agent's own echo: never the caller's turn
         self.on_turn(self._clock(segment, recognition_ms, now))
-        await self.session.caller_says(transcript.text, source="asr")
+        # The segment as the lab heard it goes along, for an agent that listens for itself.
+        await self.session.caller_says(transcript.text, source="asr", audio=segment.end.pcm)
 
     def _clock(self, segment: Segment, recognition_ms: int, now: float) -> TurnClock:
         clock = TurnClock(

@@ -135,9 +135,11 @@ class ExternalAgentTurns:
         source: CallerSource,
         arrived: float,
         means: CallerMeaning | None = None,
+        audio: bytes | None = None,
     ) -> None:
         """One final caller transcript: it cuts agent speech, is refereed (on what its scripted
-        line means, when there is one), and goes to the agent."""
+        line means, when there is one), and goes to the agent (with the caller's audio as the lab
+        heard it, on voice runs)."""
         async with self.lock:
             said = await self.record(CallerUtterance(text=text, source=source))
             await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
@@ -154,6 +156,7 @@ class ExternalAgentTurns:
             turn = CallerTurn(
                 text=text,
                 utterance_event_id=said.id,
+                audio=audio,
                 cut=self._cuts(said.id),
                 knowledge=window.chunks if isinstance(window, RetrievalDone) else None,
             )
@@ -204,8 +207,8 @@ class ExternalAgentTurns:
             async with asyncio.timeout(timeout_s):
                 async for output in stream:
                     match output:
-                        case Said(text=text):
-                            await self._say(text, purpose)
+                        case Said(text=text, audio=audio):
+                            await self._say(text, purpose, audio)
                         case ToolObserved(call=call, result=result):
                             # Its own tools already ran: the lab records the call, the gate's
                             # decision on it and the sandbox's answer, so it is judged as any.
@@ -239,7 +242,7 @@ class ExternalAgentTurns:
         await self.record(AgentFaulted(fault_kind=kind, reason=reason))
         await self.on_fault(reason)
 
-    async def _say(self, text: str, purpose: UtterancePurpose) -> None:
+    async def _say(self, text: str, purpose: UtterancePurpose, audio: bytes | None = None) -> None:
         text = text.strip()[:_MAX_SAY_CHARS]
         if not text:
             return
@@ -257,7 +260,9 @@ class ExternalAgentTurns:
         if proposal_id is not None:
             self._offer = (purpose, proposal_id)
         retrieval = self._retrieval if purpose == "answer" else None
-        await self.speaker.say(Say(text, purpose, proposal_id, retrieval_event_id=retrieval))
+        await self.speaker.say(
+            Say(text, purpose, proposal_id, retrieval_event_id=retrieval), audio=audio
+        )
 
     async def _propose(self, readback: Readback) -> str | None:
         """Record the proposal a readback makes (the gate decides it first in guarded runs)."""

@@ -67,6 +67,7 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         tools=tools,
         # A tenant chose the URL: every connection goes to an address checked as it is made.
         resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
+        voice=run.channel == Channel.VOICE,
     )
 
 
@@ -255,9 +256,15 @@ class RunSession:
             await RELAY.join(str(self.run.id))
 
     async def caller_says(
-        self, text: str, *, source: CallerSource = "typed", means: CallerMeaning | None = None
+        self,
+        text: str,
+        *,
+        source: CallerSource = "typed",
+        means: CallerMeaning | None = None,
+        audio: bytes | None = None,
     ) -> None:
-        """One final caller transcript; it cuts any agent speech still playing.
+        """One final caller transcript (with its audio on voice runs); it cuts any agent speech
+        still playing.
 
         means: what the scripted line it comes from means, for the referee of an outside agent; the
         first transcript of a spoken line takes that line's meaning (the rest the lab's reading).
@@ -267,9 +274,11 @@ class RunSession:
             means, self.voiced_meaning = self.voiced_meaning, None
         async with self.working():
             if isinstance(self.turns, ExternalAgentTurns):
-                await self.turns.caller_turn(text, source=source, arrived=arrived, means=means)
+                await self.turns.caller_turn(
+                    text, source=source, arrived=arrived, means=means, audio=audio
+                )
             else:  # the lab's own agent hears the words only, as it always has
-                await self.turns.caller_turn(text, source=source, arrived=arrived)
+                await self.turns.caller_turn(text, source=source, arrived=arrived, audio=audio)
 
     async def interrupt(self, *, cause_event_id: str, at: float) -> None:
         await self.speaker.interrupt(cause_event_id=cause_event_id, at=at)

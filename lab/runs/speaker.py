@@ -24,9 +24,10 @@ class VoiceOutput(Protocol):
     @property
     def idle(self) -> bool: ...
 
-    def say(self, event: Event) -> None: ...
+    def say(self, event: Event, audio: bytes | None = None) -> None: ...
     async def silence(self, utterance_event_ids: list[str], *, at: float | None = None) -> None: ...
-    async def speak_as_caller(self, text: str, *, line: int) -> None: ...
+    async def caller_voice(self, text: str) -> bytes | None: ...
+    async def speak_as_caller(self, text: str, pcm: bytes | None = None, *, line: int) -> None: ...
     async def played_out(self) -> None: ...
 
 
@@ -53,9 +54,12 @@ class Speaker:
         for listener in self.on_change:
             await listener()
 
-    async def say(self, step: Say) -> Event:
+    async def say(self, step: Say, *, audio: bytes | None = None) -> Event:
+        """audio: the agent's own voice for it (16 kHz PCM16), played in place of the lab's TTS."""
         if self.auditor is not None:
-            step = await self.auditor.cite_or_block(step)
+            said, step = step.text, await self.auditor.cite_or_block(step)
+            if step.text != said:
+                audio = None  # its audio says what was blocked: the fallback is the lab TTS's
         # The event keeps the [KB-N] markers; what is spoken and timed never has them.
         spoken = strip_markers(step.text)
         duration_ms = speech_ms(spoken)
@@ -77,7 +81,7 @@ class Speaker:
         )
         await self.changed()
         if self.voice is not None:
-            self.voice.say(event)
+            self.voice.say(event, audio)
         # Graded once it is on its way to the caller, so grading never delays the speech.
         if self.auditor is not None:
             await self.auditor.after(event)

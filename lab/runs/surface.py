@@ -58,7 +58,12 @@ class ScriptedRun(SpeakingRun, WatchedRun, Protocol):
     def voice(self) -> VoiceOutput | None: ...
 
     async def caller_says(
-        self, text: str, *, source: CallerSource = "typed", means: CallerMeaning | None = None
+        self,
+        text: str,
+        *,
+        source: CallerSource = "typed",
+        means: CallerMeaning | None = None,
+        audio: bytes | None = None,
     ) -> None: ...
     async def finish(self, *, reason_kind: EndKind, reason: str) -> None: ...
     async def end(self, *, reason_kind: EndKind, reason: str) -> None: ...

@@ -85,8 +85,11 @@ class AgentTurns:
         self.steps.extend(self.agent.farewell())
         await self.drain()
 
-    async def caller_turn(self, text: str, *, source: CallerSource, arrived: float) -> None:
-        """One final caller transcript: it cuts agent speech, is understood, and answered."""
+    async def caller_turn(
+        self, text: str, *, source: CallerSource, arrived: float, audio: bytes | None = None
+    ) -> None:
+        """One final caller transcript: it cuts agent speech, is understood, and answered (the
+        lab's own agent reads the transcript, never the audio)."""
         async with self.lock:
             said = await self.record(CallerUtterance(text=text, source=source))
             await self.speaker.interrupt(cause_event_id=said.id, at=arrived)

@@ -107,9 +107,9 @@ class VoiceLink:
             if self.caller.frames > frames:
                 self.recorder.caller_frame(data, arrived)
 
-    def say(self, event: Event) -> None:
-        """Queue an agent utterance for synthesis; its audio follows the ones before it."""
-        self.speech.say(event)
+    def say(self, event: Event, audio: bytes | None = None) -> None:
+        """Queue an agent utterance (synthesized unless it brings its audio) after the others."""
+        self.speech.say(event, audio)
 
     async def silence(self, utterance_event_ids: list[str], *, at: float | None = None) -> None:
         """Barge-in: drop queued speech and tell the browser to stop playing now; the recording
@@ -141,13 +141,19 @@ class VoiceLink:
         """Wait (bounded) for a browser that reports playback to report what was sent to it."""
         await self.speech.played_out()
 
-    async def speak_as_caller(self, text: str, *, line: int) -> None:
-        """Say scripted line `line` into the same VAD → ASR path as a microphone, in real time,
-        over the contract's phone line if it has one."""
+    async def caller_voice(self, text: str) -> bytes | None:
+        """A scripted line in the caller's voice; None (the run told why) if it cannot be made."""
         try:
-            pcm = await service.synthesize(text)
+            return await service.synthesize(text)
         except service.SpeechUnavailable as error:
             await self.session.reject_input(reason_kind=error.kind, reason=error.reason)
+            return None
+
+    async def speak_as_caller(self, text: str, pcm: bytes | None = None, *, line: int) -> None:
+        """Say scripted line `line` (pcm: its audio, made ahead) into the same VAD → ASR path as a
+        microphone, in real time, over the contract's phone line if it has one."""
+        pcm = pcm or await self.caller_voice(text)
+        if pcm is None:
             return
         lead_ms, tail_ms = 300, settings.LAB_VAD_END_SILENCE_MS + 400
         phone = self.session.contract.line

@@ -80,15 +80,16 @@ def free_port() -> int:
         return port
 
 
-def start_pipecat_bot(llm_url: str) -> tuple[subprocess.Popen[str], str]:
-    """The reference pipecat bot under pipecat's development runner, once uvicorn says it serves.
+def start_pipecat_bot(llm_url: str, *, audio: bool = False) -> tuple[subprocess.Popen[str], str]:
+    """The reference pipecat bot under pipecat's development runner, once uvicorn says it serves
+    (with audio: hearing and speaking on its own STT and TTS).
 
     Its log is drained by a thread (a full pipe would stall the bot) and kept for failures.
     """
     port = free_port()
     command = [str(PIPECAT_PYTHON), str(PIPECAT_BOT), "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(
-        [*command, "--llm-url", llm_url],
+        [*command, "--llm-url", llm_url, *(["--audio"] if audio else [])],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -114,12 +115,15 @@ def start_pipecat_bot(llm_url: str) -> tuple[subprocess.Popen[str], str]:
 
 
 @pytest.fixture
-def pipecat_bot(reference_server: Callable[[str | None], str]) -> Iterator[Callable[[], str]]:
-    """Starts the reference server and a pipecat bot on it; both always stopped."""
+def pipecat_bot(
+    reference_server: Callable[[str | None], str],
+) -> Iterator[Callable[..., str]]:
+    """Starts the reference server and a pipecat bot on it (start(audio=True): one that hears
+    and speaks); both always stopped."""
     started: list[subprocess.Popen[str]] = []
 
-    def start() -> str:
-        process, url = start_pipecat_bot(reference_server(None))
+    def start(*, audio: bool = False) -> str:
+        process, url = start_pipecat_bot(reference_server(None), audio=audio)
         started.append(process)
         return url
 

@@ -87,11 +87,16 @@ def _assert_apart(through: dict[str, str], reasons: str, apart: dict[str, tuple[
 
 
 @pytest.mark.models
-def test_on_voice_runs_the_lab_hears_the_caller_and_voices_the_bot_with_its_own_models(
-    pipecat_bot: Callable[[], str], capsys: pytest.CaptureFixture[str], fast_clock: object
+def test_on_voice_runs_in_text_mode_the_lab_hears_the_caller_and_voices_the_bot(
+    pipecat_bot: Callable[[], str],
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The bot stays in text mode (pipecat's audio mode is not done): the lab's VAD and ASR
-    hear the scripted caller's audio and its TTS speaks the bot's replies, so barge-in works."""
+    """A bot that neither hears nor speaks (LAB_PIPECAT_MODE=text; audio mode is
+    test_pipecat_audio.py): the lab's VAD and ASR hear the scripted caller's audio and its TTS
+    speaks the bot's replies, so barge-in works."""
+    monkeypatch.setenv("LAB_PIPECAT_MODE", "text")
     scenarios = ("--scenario", "correction", "--scenario", "interruption")
     through, reasons = _verdicts(
         capsys, "--agent", f"pipecat:{pipecat_bot()}", "--channel", "voice", *scenarios
