@@ -16,8 +16,13 @@ from tests.agents.scripted_calls import SCENARIOS, commits, play
 
 Transcripts = dict[str, list[tuple[Any, ...]]]
 EXPOSES = {
-    "stale-args": {"correction", "refund_correction"},
-    "still-here": {"no_confirmation", "facts_before_booking", "uncovered_question"},
+    "stale-args": {"correction", "refund_correction", "lossy_correction"},
+    "still-here": {
+        "no_confirmation",
+        "facts_before_booking",
+        "uncovered_question",
+        "noisy_confirmation",
+    },
     "double-book": {"double_confirmation"},
     "invent-slot": {"tool_timeout"},
     "keep-after-interrupt": {"interruption"},
