@@ -71,3 +71,9 @@ def is_backchannel(text: str) -> bool:
         else:
             return False
     return True
+
+
+def words_beyond(text: str, spoken: str) -> str:
+    """The words of `text` that are not among `spoken`'s: a transcript less the agent's echo."""
+    echoed = set(_tokens(spoken))
+    return " ".join(token for token in _tokens(text) if token not in echoed)
