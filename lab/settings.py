@@ -221,6 +221,13 @@ LAB_MAX_TEXT_MESSAGE_BYTES = env_int(
 )
 
 # Voice path
+# Speech/silence per frame: Silero VAD v6 (shipped in the faster-whisper wheel), or webrtcvad,
+# a twentieth of the CPU but it hears pink noise as speech (docs/benchmarks.md, bench_vad).
+LAB_VAD_ENGINE = env_str("LAB_VAD_ENGINE", "silero")
+if LAB_VAD_ENGINE not in ("silero", "webrtcvad"):
+    raise ImproperlyConfigured(
+        f"LAB_VAD_ENGINE must be silero or webrtcvad, got {LAB_VAD_ENGINE!r}"
+    )
 # webrtcvad aggressiveness from 0 (calls the most audio speech) to 3 (the strictest),
 # and how long a silence ends an utterance.
 LAB_VAD_AGGRESSIVENESS = env_int("LAB_VAD_AGGRESSIVENESS", 2, minimum=0, maximum=3)
