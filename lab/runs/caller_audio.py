@@ -272,6 +272,8 @@ class CallerAudio:
         await self._speech_ended(end, speculation)
 
     async def _speech_ended(self, end: SpeechEnd, speculation: Speculation | None) -> None:
+        # Read before the write below lets later frames in.
+        heard_at, clock = self._speech_end_at()
         now = self.session.now()
         ended = await self.session.record(
             SpeechEnded(stream_ms=end.stream_ms, segment_ms=end.segment_ms)
@@ -279,7 +281,6 @@ class CallerAudio:
         endpointing_ms = self.frames * FRAME_MS - end.stream_ms
         early = speculation.transcript if speculation else self.early
         self.early = None
-        heard_at, clock = self._speech_end_at()
         segment = Segment(
             end=end,
             ended=ended,

@@ -66,6 +66,7 @@ class Voice:
 @pytest.fixture
 async def voice(monkeypatch, settings):
     settings.LAB_VAD_ENGINE = "webrtcvad"  # LoudIsSpeech stands in for webrtcvad
+
     async def synthesize(text: str) -> bytes:
         return QUIET * 5
 
