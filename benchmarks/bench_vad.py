@@ -95,7 +95,7 @@ def measure(
 
     endpointer = Endpointer(VadConfig(engine=engine))  # type: ignore[arg-type]
     # (its start, the frame that ended it, its end, the clock's end) per segment.
-    segments: list[tuple[int, int, SpeechEnd, float]] = []
+    segments: list[tuple[int, int, SpeechEnd, float | None]] = []
     start_ms = 0
     for frame in split_frames(pcm):
         started = time.perf_counter()
@@ -123,7 +123,7 @@ def measure(
     _, index, last, clock = said[-1]
     tally.end.append(last.stream_ms - true_end_ms)
     tally.decided.append((index + 1) * FRAME_MS - true_end_ms)
-    if engine == "silero":
+    if engine == "silero" and clock is not None:
         tally.clock.append(clock - true_end_ms)
     else:
         tally.clock.append((loud_end_ms(pcm) or 0.0) - true_end_ms)

@@ -221,9 +221,11 @@ LAB_MAX_TEXT_MESSAGE_BYTES = env_int(
 )
 
 # Voice path
-# Speech/silence per frame: Silero VAD v6 (shipped in the faster-whisper wheel), or webrtcvad,
-# a twentieth of the CPU but it hears pink noise as speech (docs/benchmarks.md, bench_vad).
-LAB_VAD_ENGINE = env_str("LAB_VAD_ENGINE", "silero")
+# Speech/silence per frame: webrtcvad, or Silero VAD v6 (from the faster-whisper wheel), which
+# ends segments nearer the last word and hears no pink noise as speech (docs/benchmarks.md,
+# bench_vad) but moves the cut points tiny.en was tuned on. Silero runs beside webrtcvad either
+# way, for where speech ends (turn.latency.voice_end_clock).
+LAB_VAD_ENGINE = env_str("LAB_VAD_ENGINE", "webrtcvad")
 if LAB_VAD_ENGINE not in ("silero", "webrtcvad"):
     raise ImproperlyConfigured(
         f"LAB_VAD_ENGINE must be silero or webrtcvad, got {LAB_VAD_ENGINE!r}"

@@ -51,6 +51,8 @@ class VadConfig:
     end_silence_ms: int = 500
     pre_roll_ms: int = 200
     max_segment_ms: int = 15_000
+    # Run Silero beside webrtcvad for where speech ends (always on under Silero).
+    speech_clock: bool = True
 
     def __post_init__(self) -> None:
         if self.engine not in VAD_ENGINES:
@@ -99,7 +101,9 @@ class Endpointer:
     def __init__(self, config: VadConfig | None = None) -> None:
         self.config = config or VadConfig()
         self._vad = webrtcvad.Vad(self.config.aggressiveness)
-        self._silero = SileroStream() if self.config.engine == "silero" else None
+        # Silero runs under either engine: its speech probability places the end of speech.
+        silero = self.config.speech_clock or self.config.engine == "silero"
+        self._silero = SileroStream() if silero else None
         self._start_frames = _frames(self.config.start_ms or START_MS[self.config.engine])
         self._end_frames = _frames(self.config.end_silence_ms)
         self._max_frames = _frames(self.config.max_segment_ms)
@@ -138,11 +142,11 @@ class Endpointer:
         """Silero's P(speech) for the latest window; None under webrtcvad, which gives none."""
         return None if self._silero is None else self._silero.probability
 
-    def speech_end_ms(self) -> float:
-        """Where the segment's speech ended: its last loud sample inside Silero's last speech
-        window (else that window's end); under webrtcvad, after its last voiced frame."""
-        if self._silero is None:
-            return float(self.voiced_end_ms)
+    def speech_end_ms(self) -> float | None:
+        """Where the speech ended: its last loud sample inside Silero's last speech window (else
+        that window's end); None without Silero or before it heard any speech."""
+        if self._silero is None or not self._silero.speech_end_sample:
+            return None
         return self._silero.speech_end_ms()
 
     def end_now(self) -> SpeechEnd | None:
@@ -158,8 +162,9 @@ class Endpointer:
 
     def push(self, frame: AudioFrame) -> list[VadEvent]:
         """Classify one frame with the configured engine and advance the state machine."""
-        if self._silero is not None:
-            self.voiced = self._silero.push(frame.pcm)
+        silero = self._silero.push(frame.pcm) if self._silero is not None else False
+        if self.config.engine == "silero":
+            self.voiced = silero
         else:
             voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
             self._classified += 1

@@ -31,7 +31,7 @@ class SpeechModel(_Strict):
 
 
 class VadSettings(_Strict):
-    # Reports written before Silero was the default ran on webrtcvad.
+    # Reports written before the engine was recorded ran on webrtcvad.
     engine: Literal["silero", "webrtcvad"] = Field(
         default="webrtcvad", description="What judged each frame speech or silence."
     )

@@ -146,12 +146,8 @@ class CallerAudio:
             await self._pause()
 
     def _hear(self, frame: AudioFrame) -> None:
-        """Note when the caller's last loud sample was heard, for the voice-to-voice latency.
-
-        Only without a speech probability: noise is loud too, so it would place the end late.
-        """
-        if self.endpointer.speech_probability is not None:
-            return
+        """Note when the caller's last loud sample was heard: the voice-to-voice clock where
+        Silero heard no speech in the segment (noise is loud too, so it places the end late)."""
         loud = last_loud_sample(frame.pcm)
         if loud is not None:
             after_ms = FRAME_MS - (loud + 1) / _SAMPLES_PER_MS
@@ -159,9 +155,10 @@ class CallerAudio:
 
     def _speech_end_at(self) -> tuple[float | None, VoiceEndClock]:
         """When the caller's speech ended on the session clock, and which clock said so."""
-        if self.endpointer.speech_probability is None:
+        end_ms = self.endpointer.speech_end_ms()
+        if end_ms is None or end_ms < self.segment_start_ms:
             return self.loud_at, "loudness"
-        after_ms = self.frames * FRAME_MS - self.endpointer.speech_end_ms()
+        after_ms = self.frames * FRAME_MS - end_ms
         return self.frame_at - after_ms / 1000, "silero_vad"
 
     async def _speech_started(self, stream_ms: int) -> None:

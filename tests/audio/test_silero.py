@@ -78,6 +78,17 @@ def test_pink_noise_after_the_last_word_moves_neither_the_end_nor_its_clock() ->
     assert [type(e) for e in events] == [SpeechStart, SpeechEnd]
     end = events[1]
     assert isinstance(end, SpeechEnd) and 0 <= end.stream_ms - true_end_ms <= 150
-    assert abs(endpointer.speech_end_ms() - true_end_ms) <= 100
+    clock_ms = endpointer.speech_end_ms()
+    assert clock_ms is not None and abs(clock_ms - true_end_ms) <= 100
     # The loudness alone would have had the caller speak on through the noise.
     assert (loud_end_ms(pcm) or 0.0) - true_end_ms > 1900
+
+
+def test_silero_runs_beside_webrtcvad_for_the_speech_end_and_can_be_left_out() -> None:
+    beside = Endpointer(VadConfig(engine="webrtcvad"))
+    alone = Endpointer(VadConfig(engine="webrtcvad", speech_clock=False))
+    for frame in split_frames(bytes(6400)):
+        beside.push(frame)
+        alone.push(frame)
+    assert beside.speech_probability is not None and beside.speech_end_ms() is None
+    assert alone.speech_probability is None and alone.speech_end_ms() is None
