@@ -223,6 +223,15 @@ LAB_MAX_TEXT_MESSAGE_BYTES = env_int(
 )
 
 # Voice path
+# Speech/silence per frame: webrtcvad, or Silero VAD v6 (from the faster-whisper wheel), which
+# ends segments nearer the last word and hears no pink noise as speech (docs/benchmarks.md,
+# bench_vad) but moves the cut points tiny.en was tuned on. Silero runs beside webrtcvad either
+# way, for where speech ends (turn.latency.voice_end_clock).
+LAB_VAD_ENGINE = env_str("LAB_VAD_ENGINE", "webrtcvad")
+if LAB_VAD_ENGINE not in ("silero", "webrtcvad"):
+    raise ImproperlyConfigured(
+        f"LAB_VAD_ENGINE must be silero or webrtcvad, got {LAB_VAD_ENGINE!r}"
+    )
 # webrtcvad aggressiveness from 0 (calls the most audio speech) to 3 (the strictest),
 # and how long a silence ends an utterance.
 LAB_VAD_AGGRESSIVENESS = env_int("LAB_VAD_AGGRESSIVENESS", 2, minimum=0, maximum=3)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-# Voiced length bound: piper's "Mm-hmm." is 600 ms voiced (webrtcvad, 20 ms frames), "Okay."
-# 500 and "Got it." 460, while "Wait, no. Friday morning instead." is 2200; longer speech
-# over the agent is an interruption before its transcript is known.
+# Voiced length bound: piper's "Mm-hmm." is 600 ms voiced under webrtcvad (500 under Silero),
+# "Okay." 460 (360) and "Got it." 400 (320), while "Wait, no. Friday morning instead." is 2120
+# (1800); longer speech over the agent is an interruption before its transcript is known.
 MAX_VOICED_MS = 700
 MAX_WORDS = 4
 
@@ -71,3 +71,9 @@ def is_backchannel(text: str) -> bool:
         else:
             return False
     return True
+
+
+def words_beyond(text: str, spoken: str) -> str:
+    """The words of `text` that are not among `spoken`'s: a transcript less the agent's echo."""
+    echoed = set(_tokens(spoken))
+    return " ".join(token for token in _tokens(text) if token not in echoed)

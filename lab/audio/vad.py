@@ -1,6 +1,6 @@
-"""Endpointing: webrtcvad's per-frame verdicts folded into speech start and end events.
+"""Endpointing: per-frame speech verdicts (Silero VAD or webrtcvad) folded into start/end events.
 
-Pure: time is the frame index times 20 ms, never a clock.
+Pure: time is the frame index times 20 ms (Silero's ends, its samples), never a clock.
 """
 
 from __future__ import annotations
@@ -9,10 +9,27 @@ import math
 from collections import deque
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 import webrtcvad
 
 from lab.audio.frames import BYTES_PER_MS, FRAME_MS, SAMPLE_RATE, AudioFrame
+from lab.audio.silero import SileroStream
+
+VadEngine = Literal["silero", "webrtcvad"]
+VAD_ENGINES: tuple[VadEngine, ...] = ("silero", "webrtcvad")
+# Speech that must run before a start is declared. webrtcvad calls blips of noise speech, so
+# it needs three frames; Silero judges 32 ms windows with hysteresis, and one frame of its
+# verdict started no segment in pink noise even at 5 dB SNR (benchmarks/bench_vad.py).
+START_MS: dict[VadEngine, int] = {"silero": 20, "webrtcvad": 60}
+
+
+def engine_named(name: str) -> VadEngine:
+    """The engine a setting names, or ValueError saying which exist."""
+    for engine in VAD_ENGINES:
+        if engine == name:
+            return engine
+    raise ValueError(f"no VAD engine {name!r}: one of {', '.join(VAD_ENGINES)}")
 
 
 class VadState(Enum):
@@ -26,17 +43,24 @@ class VadState(Enum):
 class VadConfig:
     """Durations in milliseconds; each is rounded up to whole 20 ms frames."""
 
+    engine: VadEngine = "webrtcvad"
+    # webrtcvad's only: from 0 (calls the most audio speech) to 3 (the strictest).
     aggressiveness: int = 2
-    start_ms: int = 60
+    # None: the engine's own (START_MS).
+    start_ms: int | None = None
     end_silence_ms: int = 500
     pre_roll_ms: int = 200
     max_segment_ms: int = 15_000
+    # Run Silero beside webrtcvad for where speech ends (always on under Silero).
+    speech_clock: bool = True
 
     def __post_init__(self) -> None:
+        if self.engine not in VAD_ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(VAD_ENGINES)}, got {self.engine!r}")
         if self.aggressiveness not in range(4):
             raise ValueError(f"aggressiveness must be 0-3, got {self.aggressiveness}")
         for name in ("start_ms", "end_silence_ms", "max_segment_ms"):
-            if getattr(self, name) <= 0:
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.pre_roll_ms < 0:
             raise ValueError(f"pre_roll_ms must not be negative, got {self.pre_roll_ms}")
@@ -77,7 +101,10 @@ class Endpointer:
     def __init__(self, config: VadConfig | None = None) -> None:
         self.config = config or VadConfig()
         self._vad = webrtcvad.Vad(self.config.aggressiveness)
-        self._start_frames = _frames(self.config.start_ms)
+        # Silero runs under either engine: its speech probability places the end of speech.
+        silero = self.config.speech_clock or self.config.engine == "silero"
+        self._silero = SileroStream() if silero else None
+        self._start_frames = _frames(self.config.start_ms or START_MS[self.config.engine])
         self._end_frames = _frames(self.config.end_silence_ms)
         self._max_frames = _frames(self.config.max_segment_ms)
         # Holds the pre-roll plus the voiced run being judged, so a declared start
@@ -110,6 +137,18 @@ class Endpointer:
         """Stream time just after the segment's last voiced frame."""
         return (self._last_voiced_index + 1) * FRAME_MS
 
+    @property
+    def speech_probability(self) -> float | None:
+        """Silero's P(speech) for the latest window; None under webrtcvad, which gives none."""
+        return None if self._silero is None else self._silero.probability
+
+    def speech_end_ms(self) -> float | None:
+        """Where the speech ended: its last loud sample inside Silero's last speech window (else
+        that window's end); None without Silero or before it heard any speech."""
+        if self._silero is None or not self._silero.speech_end_sample:
+            return None
+        return self._silero.speech_end_ms()
+
     def end_now(self) -> SpeechEnd | None:
         """End the segment in its trailing silence (the turn was decided over); else None."""
         if self.state is not VadState.STOPPING:
@@ -122,10 +161,14 @@ class Endpointer:
         return b"".join(self._segment)
 
     def push(self, frame: AudioFrame) -> list[VadEvent]:
-        """Classify one frame with webrtcvad and advance the state machine."""
-        voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
-        self._classified += 1
-        self.voiced = voiced and self._classified > _WARMUP_FRAMES
+        """Classify one frame with the configured engine and advance the state machine."""
+        silero = self._silero.push(frame.pcm) if self._silero is not None else False
+        if self.config.engine == "silero":
+            self.voiced = silero
+        else:
+            voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
+            self._classified += 1
+            self.voiced = voiced and self._classified > _WARMUP_FRAMES
         return self.push_voiced(frame, self.voiced)
 
     def push_voiced(self, frame: AudioFrame, voiced: bool) -> list[VadEvent]:

@@ -10,6 +10,7 @@ from lab.events.vocabulary import (
 )
 
 TranscriptSignal = Literal["complete", "incomplete", "unknown"]
+VoiceEndClock = Literal["silero_vad", "loudness"]
 
 
 class SpeechStarted(PayloadModel):
@@ -98,8 +99,11 @@ class TurnLatency(EvolvingPayload):
     recognition_tail_ms: int = 0
     # Whether the turn was decided at a candidate (else the silence fallback ended it).
     speculative: bool = False
-    # From the caller's last sample above -40 dBFS to the first agent audio: what a caller hears.
+    # From the end of the caller's speech to the first agent audio: what a caller hears.
     voice_to_voice_ms: int = 0
+    # Where that end came from: "silero_vad", the last sample above -40 dBFS under Silero's
+    # last speech window; "loudness", the last sample above -40 dBFS (noise keeps it late).
+    voice_end_clock: VoiceEndClock | None = None
 
     _added_later: ClassVar[tuple[str, ...]] = (
         "decision_ms",
@@ -107,6 +111,7 @@ class TurnLatency(EvolvingPayload):
         "recognition_tail_ms",
         "speculative",
         "voice_to_voice_ms",
+        "voice_end_clock",
     )
 
 

@@ -55,6 +55,7 @@ from lab.events.speech_events import (
     TurnCandidate,
     TurnDecided,
     TurnLatency,
+    VoiceEndClock,
 )
 from lab.events.tool_events import (
     PARTS_OF_DAY,
@@ -152,6 +153,7 @@ __all__ = [
     "TurnLatency",
     "UnderstandingKind",
     "UtterancePurpose",
+    "VoiceEndClock",
     "event_id_for",
     "option_grounds",
 ]

@@ -98,6 +98,7 @@ def runtime_describe(
         asr=asr_model,
         tts=tts_voice,
         vad=VadSettings(
+            engine=getattr(settings, "LAB_VAD_ENGINE", "webrtcvad"),
             aggressiveness=getattr(settings, "LAB_VAD_AGGRESSIVENESS", 2),
             end_silence_ms=getattr(settings, "LAB_VAD_END_SILENCE_MS", 500),
         ),

@@ -31,7 +31,11 @@ class SpeechModel(_Strict):
 
 
 class VadSettings(_Strict):
-    aggressiveness: int
+    # Reports written before the engine was recorded ran on webrtcvad.
+    engine: Literal["silero", "webrtcvad"] = Field(
+        default="webrtcvad", description="What judged each frame speech or silence."
+    )
+    aggressiveness: int = Field(description="webrtcvad's, 0-3; unused under Silero.")
     end_silence_ms: int
 
 

@@ -144,6 +144,7 @@ class AgentVoice:
                 recognition_tail_ms=turn.recognition_tail_ms,
                 speculative=turn.speculative,
                 voice_to_voice_ms=heard_ms,
+                voice_end_clock=turn.voice_end_clock if turn.loud_at is not None else None,
             )
         )
 

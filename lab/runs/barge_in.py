@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from lab.agent.backchannel import MAX_VOICED_MS, is_backchannel
+from lab.agent.backchannel import MAX_VOICED_MS, is_backchannel, words_beyond
 from lab.audio.echo import (
     HOP_MS,
     MAX_LAG_MS,
@@ -44,6 +44,9 @@ ECHO_EVERY_MS = 100
 # One window in about 40 of echo alone looks like a caller over it (the player's timing slips);
 # two in a row almost never do, while a caller over the echo shows in 9 windows of 10.
 CALLER_CHECKS = 2
+# A caller's speech over the echo shows in the checks from its start until a window after its
+# end: the span of those checks less this is how long they spoke (speechlike 0.5-1.2 s).
+CALLER_SMEAR_MS = ECHO_WINDOW_MS - ECHO_EVERY_MS
 # How much mic and agent audio is kept: a segment's voiced length and a few echo windows.
 KEEP_S = 20.0
 # A turn's start (TT's segment) may include the VAD pre-roll before the speech start.
@@ -73,7 +76,18 @@ class Overlap:
     echo_lag_ms: int = 0
     # Checks in a row that heard more than the echo: CALLER_CHECKS of them end the echo.
     caller_checks: int = 0
+    # Guarded, a caller heard over the echo: the first and latest checks that heard them.
+    caller_first_ms: int | None = None
+    caller_last_ms: int = 0
     interrupted: bool = False
+
+    @property
+    def caller_over_echo_ms(self) -> int:
+        """How long the caller has spoken over the echo, as the echo checks heard them."""
+        if self.caller_first_ms is None:
+            return 0
+        span = self.caller_last_ms - self.caller_first_ms + ECHO_EVERY_MS
+        return max(0, span - CALLER_SMEAR_MS)
 
 
 class Playout:
@@ -167,10 +181,13 @@ class BargeIn:
         self.overlaps = [o for o in self.overlaps if o not in mine]
         if any(o.interrupted for o in mine):
             return False
-        if all(o.echo for o in mine):
+        over_echo = [o for o in mine if o.caller_first_ms is not None]
+        if all(o.echo for o in mine) and not over_echo:
             return True
-        voiced_ms = sum(o.voiced_ms for o in mine)
-        if self.guarded and voiced_ms <= self.bound_ms and is_backchannel(text):
+        voiced_ms = sum(o.caller_over_echo_ms if o in over_echo else o.voiced_ms for o in mine)
+        # Over the echo, the transcript holds the agent's words as well as the caller's.
+        said = words_beyond(text, self._agent_text(over_echo)) if over_echo else text
+        if self.guarded and voiced_ms <= self.bound_ms and is_backchannel(said):
             await record_backchannel(
                 self.session,
                 text,
@@ -180,6 +197,10 @@ class BargeIn:
             return True
         await self._interrupt(mine[0])
         return False
+
+    def _agent_text(self, overlaps: list[Overlap]) -> str:
+        ids = {o.utterance_id for o in overlaps}
+        return " ".join(item.text for item in self.session.timeline.queue if item.event_id in ids)
 
     def agent_audio(self, utterance_event_id: str, pcm: bytes, sent_at: float) -> None:
         """Agent audio left for the caller: the reference the mic is compared with."""
@@ -200,8 +221,18 @@ class BargeIn:
             window = self._window()
             heard = overlap.echo and window is not None and has_caller(*window, overlap.echo_lag_ms)
             overlap.caller_checks = overlap.caller_checks + 1 if heard else 0
-            if overlap.caller_checks >= CALLER_CHECKS:
-                self._spawn(self._interrupt(overlap))  # the caller started talking over the echo
+            if heard and overlap.caller_first_ms is not None:
+                overlap.caller_last_ms = overlap.voiced_ms
+            if overlap.caller_checks >= CALLER_CHECKS and overlap.caller_first_ms is None:
+                if not self.guarded:
+                    self._spawn(self._interrupt(overlap))  # the caller talked over the echo
+                    return
+                # Guarded, it is judged as any caller over the agent: an acknowledgement is not
+                # an interruption, speech that outlasts one is.
+                overlap.caller_first_ms = overlap.voiced_ms - (CALLER_CHECKS - 1) * ECHO_EVERY_MS
+                overlap.caller_last_ms = overlap.voiced_ms
+            if overlap.caller_over_echo_ms > self.bound_ms:
+                self._spawn(self._interrupt(overlap))
                 return
             match = echo_match(*window) if window is not None else NO_MATCH
             if match.is_echo:

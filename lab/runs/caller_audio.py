@@ -17,7 +17,7 @@ from django.conf import settings
 from lab.audio.frames import FRAME_MS, AudioFrame, parse_frame
 from lab.audio.loudness import last_loud_sample
 from lab.audio.turn_end import TurnEndConfig, TurnEvidence, decide
-from lab.audio.vad import Endpointer, SpeechEnd, SpeechStart, VadConfig
+from lab.audio.vad import Endpointer, SpeechEnd, SpeechStart, VadConfig, engine_named
 from lab.events.types import (
     Event,
     SpeculationDiscarded,
@@ -26,6 +26,7 @@ from lab.events.types import (
     Transcribed,
     TurnCandidate,
     TurnDecided,
+    VoiceEndClock,
 )
 from lab.runs.barge_in import BargeIn
 from lab.runs.log import RunClosed
@@ -56,7 +57,9 @@ class Segment:
     endpointing_ms: int
     ended_at: float
     early: asyncio.Future[asr.Transcript] | None
+    # When the caller's speech ended on the session clock, and which clock placed it.
     loud_at: float | None
+    voice_end_clock: VoiceEndClock
     speculation: Speculation | None = None
 
 
@@ -76,6 +79,7 @@ class CallerAudio:
         self.on_turn = on_turn
         self.endpointer = Endpointer(
             VadConfig(
+                engine=engine_named(settings.LAB_VAD_ENGINE),
                 aggressiveness=settings.LAB_VAD_AGGRESSIVENESS,
                 end_silence_ms=settings.LAB_VAD_END_SILENCE_MS,
             )
@@ -98,6 +102,7 @@ class CallerAudio:
         self.early: asyncio.Future[asr.Transcript] | None = None
         self.segment_start_ms = 0
         self.loud_at: float | None = None
+        self.frame_at = 0.0
         self.task = asyncio.ensure_future(self._recognize_forever())
 
     def close(self) -> None:
@@ -127,6 +132,7 @@ class CallerAudio:
         if self.pacer.too_fast(self.session.now()):
             raise AudioRejected("too_fast", "audio is arriving faster than real time", close=True)
         self.frames += 1
+        self.frame_at = self.session.now()
         vad_events = self.endpointer.push(frame)
         self._hear(frame)
         self.barge.frame(frame.pcm, self.endpointer.voiced, frame.stream_ms)
@@ -140,11 +146,20 @@ class CallerAudio:
             await self._pause()
 
     def _hear(self, frame: AudioFrame) -> None:
-        """Note when the caller's last loud sample was heard, for the voice-to-voice latency."""
+        """Note when the caller's last loud sample was heard: the voice-to-voice clock where
+        Silero heard no speech in the segment (noise is loud too, so it places the end late)."""
         loud = last_loud_sample(frame.pcm)
         if loud is not None:
             after_ms = FRAME_MS - (loud + 1) / _SAMPLES_PER_MS
-            self.loud_at = self.session.now() - after_ms / 1000
+            self.loud_at = self.frame_at - after_ms / 1000
+
+    def _speech_end_at(self) -> tuple[float | None, VoiceEndClock]:
+        """When the caller's speech ended on the session clock, and which clock said so."""
+        end_ms = self.endpointer.speech_end_ms()
+        if end_ms is None or end_ms < self.segment_start_ms:
+            return self.loud_at, "loudness"
+        after_ms = self.frames * FRAME_MS - end_ms
+        return self.frame_at - after_ms / 1000, "silero_vad"
 
     async def _speech_started(self, stream_ms: int) -> None:
         self.segment_start_ms = stream_ms
@@ -254,6 +269,8 @@ class CallerAudio:
         await self._speech_ended(end, speculation)
 
     async def _speech_ended(self, end: SpeechEnd, speculation: Speculation | None) -> None:
+        # Read before the write below lets later frames in.
+        heard_at, clock = self._speech_end_at()
         now = self.session.now()
         ended = await self.session.record(
             SpeechEnded(stream_ms=end.stream_ms, segment_ms=end.segment_ms)
@@ -268,7 +285,8 @@ class CallerAudio:
             endpointing_ms=endpointing_ms,
             ended_at=now,
             early=early,
-            loud_at=self.loud_at,
+            loud_at=heard_at,
+            voice_end_clock=clock,
             speculation=speculation,
         )
         try:
@@ -319,6 +337,7 @@ class CallerAudio:
             transcript_at=now,
             speech_ended_at=segment.ended_at,
             loud_at=segment.loud_at,
+            voice_end_clock=segment.voice_end_clock,
         )
         speculation = segment.speculation
         if speculation is not None:

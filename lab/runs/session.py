@@ -37,6 +37,7 @@ from lab.events.types import (
 )
 from lab.policy.gate import GATE_VERSION
 from lab.runs import caller, ending
+from lab.runs.barge_in import typed_backchannel
 from lab.runs.counters import RunCounters
 from lab.runs.external_tools import GatedToolBox
 from lab.runs.external_turns import ExternalAgentTurns
@@ -279,6 +280,12 @@ class RunSession:
                 )
             else:  # the lab's own agent hears the words only, as it always has
                 await self.turns.caller_turn(text, source=source, arrived=arrived, audio=audio)
+
+    async def caller_types(self, text: str) -> None:
+        """A line the caller typed: an acknowledgement over agent speech is a backchannel, as
+        the voice path hears one (guarded); anything else is the caller's turn."""
+        if not await typed_backchannel(self, text):
+            await self.caller_says(text, source="typed")
 
     async def interrupt(self, *, cause_event_id: str, at: float) -> None:
         await self.speaker.interrupt(cause_event_id=cause_event_id, at=at)

@@ -17,7 +17,7 @@ from django.conf import settings
 from lab.agent.completeness import transcript_signal
 from lab.agent.dialogue import Say, ScriptedAgent
 from lab.audio.turn_end import TurnEvidence
-from lab.events.types import Event, TranscriptSignal
+from lab.events.types import Event, TranscriptSignal, VoiceEndClock
 from lab.grading.grounding import strip_markers
 from lab.speech import asr, service, smart_turn, tts
 
@@ -70,6 +70,7 @@ class TurnClock:
     transcript_at: float
     speech_ended_at: float
     loud_at: float | None = None
+    voice_end_clock: VoiceEndClock | None = None
     decision_ms: int = 0
     candidate_silence_ms: int = 0
     recognition_tail_ms: int = 0

@@ -229,7 +229,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         live = self.live
         match message:
             case SayMessage(text=text):
-                live.spawn(live.session.caller_says(text, source="typed"))
+                live.spawn(live.session.caller_types(text))
             case PlayMessage():
                 if live.session.ended or live.busy("script"):
                     await self._refuse("script_busy", "the scripted caller is already playing")

@@ -76,15 +76,23 @@ def waterfalls(events: Sequence[Event]) -> list[Waterfall]:
     return out
 
 
+# Which clock placed the end of the caller's speech; older logs say none.
+_CLOCKS = {
+    "silero_vad": " (speech end from Silero VAD)",
+    "loudness": " (speech end from loudness)",
+}
+
+
 def waterfall(
     latency: TurnLatency, decided: TurnDecided | None, candidate: TurnCandidate | None
 ) -> Waterfall:
     """One turn on one axis; `decided`/`candidate` are the turn's decision events, if logged."""
     spans = _spans(latency, decided, candidate)
-    # The caller's last loud sample comes before the last voiced frame: the axis starts there.
+    # The end of the caller's speech comes before the last voiced frame: the axis starts there.
     lead = max(0, latency.voice_to_voice_ms - latency.total_ms)
     if lead:
-        spans.insert(0, _Span("heard", "caller waited", 0, latency.voice_to_voice_ms))
+        waited = f"caller waited{_CLOCKS.get(latency.voice_end_clock or '', '')}"
+        spans.insert(0, _Span("heard", waited, 0, latency.voice_to_voice_ms))
     shifted = [
         s if s.label == "heard" else _Span(s.label, s.text, s.start_ms + lead, s.ms, s.marker)
         for s in spans

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lab.agent.backchannel import is_backchannel
+from lab.agent.backchannel import is_backchannel, words_beyond
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,11 @@ def test_an_acknowledgement_is_a_backchannel(text: str) -> None:
 )
 def test_anything_with_content_is_not(text: str) -> None:
     assert not is_backchannel(text)
+
+
+def test_words_beyond_the_echo_are_what_the_caller_added() -> None:
+    agent = "I have Tuesday at nine. Shall I book it?"
+    assert words_beyond("I have Tuesday at nine. Mm-hmm.", agent) == "mmhmm"
+    assert words_beyond("I have Tuesday. No, Friday.", agent) == "no friday"
+    assert words_beyond("I have Tuesday at nine.", agent) == ""
+    assert not is_backchannel(words_beyond("Shall I book it?", agent))

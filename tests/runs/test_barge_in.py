@@ -139,8 +139,10 @@ async def test_speech_while_the_agent_is_silent_is_left_alone() -> None:
 AGENT = speechlike(3.0, seed=3)
 
 
-def echo_session(mic: np.ndarray, delay_ms: int) -> tuple[Session, BargeIn, bytes]:
-    session = Session()
+def echo_session(
+    mic: np.ndarray, delay_ms: int, mode: Mode = Mode.GUARDED
+) -> tuple[Session, BargeIn, bytes]:
+    session = Session(mode=mode)
     barge = BargeIn(session)  # type: ignore[arg-type]
     # The agent's audio starts playing just as the mic stream reaches 1000 ms.
     barge.agent_audio("utt-1", pcm(AGENT), session.clock)
@@ -163,9 +165,40 @@ async def test_a_caller_talking_over_the_echo_still_interrupts() -> None:
     echo = delayed(AGENT, 120, 0.25, len(AGENT))
     caller = np.concatenate([np.zeros(16000), speechlike(2.0, seed=11)])
     session, barge, mic = echo_session(echo + caller[: len(echo)], 120)
-    await speak(barge, session, mic[: 32000 * 2], voiced_ms=2000)
+    # Guarded, speech over the echo interrupts once it outlasts an acknowledgement.
+    await speak(barge, session, mic[: 32000 * 3], voiced_ms=3000)
     assert session.interrupts == ["ev-start"]
     assert EchoIgnored in kinds(session)
+
+
+def acknowledged_over_echo(mode: Mode = Mode.GUARDED) -> tuple[Session, BargeIn, bytes]:
+    """The agent's echo in the mic, and half a second of the caller over it one second in."""
+    echo = delayed(AGENT, 120, 0.25, len(AGENT))
+    caller = np.concatenate([np.zeros(16000), speechlike(0.5, seed=11), np.zeros(len(echo))])
+    return echo_session(echo + caller[: len(echo)], 120, mode)
+
+
+async def test_an_acknowledgement_over_the_echo_is_a_backchannel_not_an_interruption() -> None:
+    session, barge, mic = acknowledged_over_echo()
+    await speak(barge, session, mic, voiced_ms=3000)
+    assert session.interrupts == []
+    assert await barge.absorbs("I have Tuesday at nine. Mm-hmm.", 940, 4000) is True
+    assert session.interrupts == []
+    assert kinds(session) == [EchoIgnored, CallerBackchannel]
+    assert session.recorded[-1].text == "I have Tuesday at nine. Mm-hmm."
+
+
+async def test_words_with_content_over_the_echo_interrupt_once_their_transcript_is_known() -> None:
+    session, barge, mic = acknowledged_over_echo()
+    await speak(barge, session, mic, voiced_ms=3000)
+    assert await barge.absorbs("I have Tuesday at nine. No.", 940, 4000) is False
+    assert session.interrupts == ["ev-start"]
+
+
+async def test_unguarded_a_caller_heard_over_the_echo_cuts_it_at_once() -> None:
+    session, barge, mic = acknowledged_over_echo(Mode.UNGUARDED)
+    await speak(barge, session, mic, voiced_ms=3000)
+    assert session.interrupts == ["ev-start"]
 
 
 async def test_a_typed_acknowledgement_over_the_agent_is_a_backchannel_when_guarded() -> None:

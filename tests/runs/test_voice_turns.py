@@ -64,7 +64,9 @@ class Voice:
 
 
 @pytest.fixture
-async def voice(monkeypatch):
+async def voice(monkeypatch, settings):
+    settings.LAB_VAD_ENGINE = "webrtcvad"  # LoudIsSpeech stands in for webrtcvad
+
     async def synthesize(text: str) -> bytes:
         return QUIET * 5
 

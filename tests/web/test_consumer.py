@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -214,3 +215,21 @@ async def test_a_typed_caller_is_told_when_the_agent_speaks_and_when_it_listens(
     listening = await drain_until(communicator, 'data-speaking="false"')
     assert "The agent is listening." in listening
     await communicator.disconnect()
+
+
+async def test_a_typed_acknowledgement_over_the_greeting_is_a_backchannel_not_a_turn(settings):
+    # Slow enough that the greeting is still being said when the line arrives, however loaded.
+    settings.LAB_TIME_SCALE = 5.0
+    run, communicator = await start("correction")
+    await drain_until(communicator, 'data-speaking="true"')
+    await communicator.send_to(text_data=json.dumps({"action": "say", "text": "Okay."}))
+    heard = ("caller.backchannel", "caller.utterance", "agent.interrupted")
+    for _ in range(300):
+        events = await events_of(run)
+        if any(e.type in heard for e in events):
+            break
+        await asyncio.sleep(0.1)
+    await communicator.disconnect()
+    types = [e.type for e in events]
+    assert "caller.backchannel" in types
+    assert "caller.utterance" not in types and "agent.interrupted" not in types

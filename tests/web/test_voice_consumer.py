@@ -107,6 +107,8 @@ async def test_spoken_pcm_frames_become_a_transcribed_turn_with_a_latency_chain(
     latency = next(e.payload for e in events if e.type == "turn.latency")
     assert latency.endpointing_ms > 0 and latency.recognition_ms > 0
     assert latency.total_ms >= latency.endpointing_ms + latency.recognition_ms
+    # Timed from Silero's speech end (it runs beside webrtcvad), not the loudness alone.
+    assert latency.voice_end_clock == "silero_vad" and latency.voice_to_voice_ms > 0
     agent_frames = [a for a in call.audio if a[0] == AGENT_AUDIO]
     assert agent_frames and all(len(a) > 9 and (len(a) - 9) % 2 == 0 for a in agent_frames)
     assert readbacks[0].payload.text.startswith("I have Tuesday")

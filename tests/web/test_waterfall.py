@@ -33,7 +33,7 @@ from lab.reports.services import report_for_run
 from lab.runs.ownership import OWNER_SESSION_KEY, owner_token_new
 from lab.runs.services import run_start
 from lab.scenarios.catalog import contract_get
-from lab.web.waterfall import MARKER_PCT, waterfalls
+from lab.web.waterfall import MARKER_PCT, waterfall, waterfalls
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 # Before turn-taking: the chain alone (a log written before turn.candidate existed).
@@ -245,3 +245,12 @@ def test_run_page_share_page_report_and_replay_draw_the_same_waterfall(client, f
     stored = ImportedReport.objects.get()
     replay = client.get(reverse("report_replay", args=[stored.id])).content.decode()
     assert _waterfall_html(replay.split('<template class="replay-step">')[0]) == drawn
+
+
+def test_the_wait_says_which_clock_placed_the_end_of_speech() -> None:
+    silero = TurnLatency(**{**NEW.model_dump(), "voice_end_clock": "silero_vad"})
+    assert bar(waterfall(NEW, None, CANDIDATE), "heard").text == "caller waited"
+    assert (
+        bar(waterfall(silero, None, CANDIDATE), "heard").text
+        == "caller waited (speech end from Silero VAD)"
+    )
