@@ -245,7 +245,7 @@ LAB_ASR_THREADS = env_int("LAB_ASR_THREADS", min(2, os.cpu_count() or 1), minimu
 LAB_ASR_BEAM = env_int("LAB_ASR_BEAM", 1, minimum=1, maximum=8)
 # The encoder's window for a short segment, in ms of audio (0 = Whisper's full 30 s). A segment
 # longer than half of it, or one whose words loop, is recognized on the full window instead.
-LAB_ASR_WINDOW_MS = env_int("LAB_ASR_WINDOW_MS", 25000, minimum=0, maximum=30000)
+LAB_ASR_WINDOW_MS = env_int("LAB_ASR_WINDOW_MS", 0, minimum=0, maximum=30000)
 # End of turn from evidence: after this much silence (0 = silence only) a turn decision weighs
 # the smart-turn model (LAB_TURN_MODEL, when pipecat-ai's file is installed) and the words;
 # LAB_VAD_END_SILENCE_MS stays the fallback that ends a turn whatever the evidence.
