@@ -184,7 +184,7 @@ def test_it_reports_an_evaluator_error_instead_of_raising(contract: Any, events:
 def test_an_evaluator_error_still_names_the_contract_when_it_can_be_read() -> None:
     evaluation = evaluate(contract_get("interruption"), [None])
 
-    assert (evaluation.contract_id, evaluation.contract_version) == ("interruption", 1)
+    assert (evaluation.contract_id, evaluation.contract_version) == ("interruption", 2)
     assert "AttributeError" in evaluation.reason
 
 
