@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 import threading
-from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import onnxruntime
 
+from lab.audio.bundled import wheel_file
 from lab.audio.frames import SAMPLE_RATE
 from lab.audio.loudness import VOICED_DBFS
 
@@ -41,13 +41,7 @@ class VadModelMissing(RuntimeError):
 
 def model_path() -> Path:
     """The ONNX file inside the installed faster-whisper distribution."""
-    try:
-        path = Path(str(distribution(PACKAGE).locate_file(_MODEL_FILE)))
-    except PackageNotFoundError:
-        raise VadModelMissing(f"{PACKAGE} is not installed (make install)") from None
-    if not path.is_file():
-        raise VadModelMissing(f"{PACKAGE} has no {_MODEL_FILE}")
-    return path
+    return wheel_file(PACKAGE, _MODEL_FILE, VadModelMissing)
 
 
 @functools.cache

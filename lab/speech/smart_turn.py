@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 import numpy as np
 import onnxruntime
 from faster_whisper.feature_extractor import FeatureExtractor
 
+from lab.audio.bundled import wheel_file
 from lab.audio.frames import SAMPLE_RATE
 
 MODEL_NAME = "smart-turn-v3.2-cpu"
@@ -34,13 +34,7 @@ class TurnModelMissing(RuntimeError):
 
 def model_path() -> Path:
     """The ONNX file inside the installed pipecat-ai distribution."""
-    try:
-        path = Path(str(distribution(PACKAGE).locate_file(_MODEL_FILE)))
-    except PackageNotFoundError:
-        raise TurnModelMissing(f"{PACKAGE} is not installed (make install)") from None
-    if not path.is_file():
-        raise TurnModelMissing(f"{PACKAGE} has no {_MODEL_FILE}")
-    return path
+    return wheel_file(PACKAGE, _MODEL_FILE, TurnModelMissing)
 
 
 def available() -> bool:
