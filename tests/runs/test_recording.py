@@ -9,21 +9,15 @@ import wave
 
 import numpy as np
 import pytest
-from channels.db import database_sync_to_async
 
 from lab.audio.frames import FRAME_SAMPLES
 from lab.audio.recording import caller_ms_at
 from lab.events.recording_events import RecordingClosed
-from lab.events.types import Channel, Mode
-from lab.runs import turn_taking
-from lab.runs.pacing import AudioPacer
 from lab.runs.recorder import CHUNK_S, HOLD_S
 from lab.runs.recording_files import recording_path
-from lab.runs.services import run_start
-from lab.runs.session import RunSession
-from lab.scenarios.catalog import contract_get
 from lab.speech import service
 from lab.web.playback import event_clock
+from tests.runs.stand_in_speech import stand_in_voice_run
 from tests.runs.test_voice_turns import LOUD, QUIET, Voice
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,19 +28,7 @@ AGENT_PCM = np.full(FRAME_SAMPLES * 10, AGENT_LEVEL, dtype="<i2").tobytes()
 
 @pytest.fixture
 async def call(monkeypatch):
-    async def synthesize(text: str) -> bytes:
-        return AGENT_PCM
-
-    async def probability(pcm: bytes) -> float:
-        return 0.3
-
-    monkeypatch.setattr(service, "synthesize", synthesize)
-    monkeypatch.setattr(turn_taking, "turn_probability", probability)
-    monkeypatch.setattr(AudioPacer, "too_fast", lambda self, now: False)
-    run = await database_sync_to_async(run_start)(
-        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.VOICE
-    )
-    session = RunSession(run=run, contract=contract_get("correction"))
+    session = await stand_in_voice_run(monkeypatch, agent_pcm=AGENT_PCM)
     made = Voice(session, {30: "Book me Thursday afternoon."})
     monkeypatch.setattr(service, "recognize", made.recognize)
     await session.start()

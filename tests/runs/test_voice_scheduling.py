@@ -6,18 +6,14 @@ import asyncio
 
 import numpy as np
 import pytest
-from channels.db import database_sync_to_async
 
 from lab.audio.frames import FRAME_BYTES, FRAME_SAMPLES
-from lab.events.types import Channel, Event, Mode
-from lab.runs import turn_taking
-from lab.runs.pacing import AudioPacer
-from lab.runs.services import run_start
+from lab.events.types import Event
 from lab.runs.session import RunSession
 from lab.runs.voice import VoiceLink
-from lab.scenarios.catalog import contract_get
 from lab.speech import asr, service
 from lab.speech.recognizer import ASKER, Asker
+from tests.runs.stand_in_speech import stand_in_voice_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,19 +55,7 @@ class Call:
 
 @pytest.fixture
 async def call(monkeypatch):
-    async def synthesize(text: str) -> bytes:
-        return QUIET * 5
-
-    async def probability(pcm: bytes) -> float:
-        return 0.3
-
-    monkeypatch.setattr(service, "synthesize", synthesize)
-    monkeypatch.setattr(turn_taking, "turn_probability", probability)
-    monkeypatch.setattr(AudioPacer, "too_fast", lambda self, now: False)
-    run = await database_sync_to_async(run_start)(
-        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.VOICE
-    )
-    session = RunSession(run=run, contract=contract_get("correction"))
+    session = await stand_in_voice_run(monkeypatch, agent_pcm=QUIET * 5)
     made = Call(session)
     monkeypatch.setattr(service, "recognize", made.recognize)
     monkeypatch.setattr(service, "promote", made.promoted.append)
