@@ -20,6 +20,7 @@ from lab.agent.answers import (
     wants_retrieval,
 )
 from lab.agent.days import Week
+from lab.agent.steps import Commit, Lookup, Propose, Revise, Say, Step
 from lab.agent.understanding import Context, Understanding, merge_request, understand
 from lab.agent.wording import describe, readback, reconfirm, spoken_amount
 from lab.events.types import (
@@ -45,7 +46,6 @@ from lab.events.types import (
     Receipt,
     RetrievalDone,
     UnderstandingKind,
-    UtterancePurpose,
 )
 
 AGENT_VERSION = "scripted-agent-2"
@@ -55,46 +55,6 @@ REQUIRED_ARGS: dict[Action, tuple[str, ...]] = {
 }
 BOTH_TOOLS = frozenset(Action)
 _KEY_NAMES = {"order_number": "order number", "amount_cents": "amount", "day": "day"}
-
-
-@dataclass(frozen=True)
-class Say:
-    text: str
-    purpose: UtterancePurpose
-    proposal_id: str | None = None
-    retrieval_event_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Revise:
-    action: Action
-    args: Args
-    heard: dict[str, str]
-    understood_event_id: str
-
-
-@dataclass(frozen=True)
-class Lookup:
-    revision: int
-    action: Action
-    query: Args
-
-
-@dataclass(frozen=True)
-class Propose:
-    revision: int
-    action: Action
-    args: Args
-    grounded_on: str | None
-
-
-@dataclass(frozen=True)
-class Commit:
-    proposal: ProposalMade | None
-    confirmation_event_id: str
-
-
-Step = Say | Revise | Lookup | Propose | Commit | Retrieve
 
 
 def invented_slot(args: Args) -> Args:

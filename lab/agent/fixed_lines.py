@@ -6,7 +6,8 @@ Pure. Speech synthesizes them at warm-up (lab/speech/service.py), so no caller w
 from __future__ import annotations
 
 from lab.agent import answers, wording
-from lab.agent.dialogue import Say, ScriptedAgent
+from lab.agent.dialogue import ScriptedAgent
+from lab.agent.steps import Say
 
 # Said word for word by the dialogue (lab/agent/dialogue.py), whatever the call is about.
 _SAID_AS_IS = (

@@ -113,6 +113,13 @@ def offered_specs(actions: frozenset[Action]) -> list[ToolSpec]:
     return [spec for spec in TOOL_SPECS.values() if spec.action in actions]
 
 
+def tool_name(action: Action, operation: Operation) -> str:
+    """The wire name of the tool that does this operation for this action."""
+    return next(
+        s.name for s in TOOL_SPECS.values() if (s.action, s.operation) == (action, operation)
+    )
+
+
 def tools_digest(specs: list[ToolSpec]) -> str:
     """SHA-256 of the canonical JSON of the offered function definitions."""
     return digest([spec.openai_function() for spec in specs])

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lab.agent.dialogue import Lookup
+from lab.agent.steps import Lookup
 from lab.agents.interface import ToolCall, ToolResult
 from lab.agents.referee import Referee
 from lab.agents.tool_specs import TOOL_SPECS, ToolSpec, offered_specs

@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from django.conf import settings
 
 from lab.agent.answers import Retrieve, retrieve, wants_retrieval
-from lab.agent.dialogue import Say
 from lab.agent.setup import calendar_week
+from lab.agent.steps import Say
 from lab.agents.interface import (
     AgentFault,
     AgentOutput,

@@ -15,7 +15,7 @@ from typing import Literal
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from lab.agent.dialogue import Say
+from lab.agent.steps import Say
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditChannel, AuditEntry
 from lab.audit.services import audit_record

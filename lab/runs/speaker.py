@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from django.conf import settings
 
-from lab.agent.dialogue import Say
+from lab.agent.steps import Say
 from lab.events.types import AgentInterrupted, AgentUtterance, Event, EventPayload
 from lab.grading.grounding import strip_markers
 from lab.runs.speech import SpeechTimeline

@@ -11,7 +11,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from lab.agent.dialogue import Lookup
+from lab.agent.steps import Lookup
 from lab.events.models import Run
 from lab.events.types import (
     Action,

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from lab.agent.completeness import transcript_signal
-from lab.agent.dialogue import Say, ScriptedAgent
+from lab.agent.dialogue import ScriptedAgent
+from lab.agent.steps import Say
 from lab.audio.turn_end import TurnEvidence
 from lab.events.types import Event, TranscriptSignal, VoiceEndClock
 from lab.grading.grounding import strip_markers

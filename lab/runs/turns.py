@@ -7,8 +7,9 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from lab.agent.answers import Retrieve, retrieve
-from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
+from lab.agent.dialogue import ScriptedAgent
 from lab.agent.setup import scripted_agent
+from lab.agent.steps import Commit, Lookup, Propose, Revise, Say, Step
 from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (

@@ -14,8 +14,9 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from lab.agent.answers import Retrieve, retrieve
-from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
+from lab.agent.dialogue import ScriptedAgent
 from lab.agent.setup import calendar_week
+from lab.agent.steps import Commit, Lookup, Propose, Revise, Say, Step
 from lab.events.chain import EventChain, digest
 from lab.events.types import (
     PARTS_OF_DAY,

@@ -9,12 +9,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from lab.agent.dialogue import Commit, Propose, Step, invented_slot
+from lab.agent.dialogue import invented_slot
+from lab.agent.steps import Commit, Propose, Step
 from lab.events.types import (
     CallerUnderstood,
     Confirmation,
     Event,
     LookupFailed,
+    ProposalExpired,
     ProposalMade,
     UnderstandingKind,
 )
@@ -48,11 +50,23 @@ class Habit:
         return True
 
 
+def proposals(replay: Replay) -> list[tuple[ProposalMade, str | None]]:
+    """Every proposal made so far, with why it expired (None while it stands)."""
+    events = replay.chain.events
+    made = [e.payload for e in events if isinstance(e.payload, ProposalMade)]
+    expired = {
+        e.payload.proposal_id: e.payload.reason_kind
+        for e in events
+        if isinstance(e.payload, ProposalExpired)
+    }
+    return [(proposal, expired.get(proposal.proposal_id)) for proposal in made]
+
+
 def _expired_as(replay: Replay, reason: str, current: ProposalMade) -> ProposalMade | None:
     """The latest proposal of the same action that expired for reason, other than current."""
     found = [
         proposal
-        for proposal, why in replay.proposals()
+        for proposal, why in proposals(replay)
         if why == reason
         and proposal.action is current.action
         and proposal.proposal_id != current.proposal_id
@@ -74,7 +88,7 @@ class _KeepsExpired(Habit):
 
     def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
         if isinstance(step, Commit) and step.proposal is not None:
-            expired = {p.proposal_id for p, why in replay.proposals() if why is not None}
+            expired = {p.proposal_id for p, why in proposals(replay) if why is not None}
             return step.proposal.proposal_id not in expired
         return True
 

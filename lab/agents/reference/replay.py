@@ -16,7 +16,8 @@ from typing import Any
 
 from lab.agent.answers import Retrieve
 from lab.agent.days import Week
-from lab.agent.dialogue import Commit, Lookup, Propose, Revise, Say, ScriptedAgent, Step
+from lab.agent.dialogue import ScriptedAgent
+from lab.agent.steps import Commit, Lookup, Propose, Revise, Say, Step
 from lab.agents.chat_wire import read_knowledge
 from lab.agents.reference.habits import Habit
 from lab.agents.reference.messages import (
@@ -27,6 +28,7 @@ from lab.agents.reference.messages import (
     text_of,
     tool_args,
 )
+from lab.agents.tool_specs import tool_name
 from lab.events.chain import EventChain, digest
 from lab.events.types import (
     Action,
@@ -48,7 +50,6 @@ from lab.events.types import (
     Mode,
     Operation,
     Outcome,
-    ProposalExpired,
     ProposalMade,
     Receipt,
     RetrievalDone,
@@ -58,12 +59,6 @@ from lab.policy.gate import GateState
 from lab.retrieval.window import RetrievedChunk
 
 _AT = datetime(2025, 3, 9, tzinfo=UTC)  # events need a time; nothing here reads it
-_TOOL = {
-    (Action.BOOK, Operation.LOOKUP): "check_availability",
-    (Action.BOOK, Operation.COMMIT): "book_appointment",
-    (Action.REFUND, Operation.LOOKUP): "look_up_order",
-    (Action.REFUND, Operation.COMMIT): "issue_refund",
-}
 
 
 @dataclass
@@ -261,7 +256,7 @@ class Replay:
         return decision.payload.outcome is not Outcome.BLOCK, decision
 
     def _call(self, action: Action, operation: Operation, args: Args) -> WireCall:
-        name = _TOOL[(action, operation)]
+        name = tool_name(action, operation)
         return WireCall(f"call_{self.next('call')}", name, tool_args(name, args))
 
     def _lookup(self, step: Lookup) -> None:
@@ -391,16 +386,6 @@ class Replay:
 
     def event(self, event_id: str) -> Event | None:
         return next((event for event in self.chain.events if event.id == event_id), None)
-
-    def proposals(self) -> list[tuple[ProposalMade, str | None]]:
-        """Every proposal made so far, with why it expired (None while it stands)."""
-        made = [e.payload for e in self.chain.events if isinstance(e.payload, ProposalMade)]
-        expired = {
-            e.payload.proposal_id: e.payload.reason_kind
-            for e in self.chain.events
-            if isinstance(e.payload, ProposalExpired)
-        }
-        return [(proposal, expired.get(proposal.proposal_id)) for proposal in made]
 
 
 def replay(
