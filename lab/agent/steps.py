@@ -8,7 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lab.agent.answers import Retrieve
-from lab.events.types import Action, Args, ProposalMade, UtterancePurpose
+from lab.events.chain import digest
+from lab.events.types import (
+    Action,
+    Args,
+    GateRequest,
+    Operation,
+    ProposalMade,
+    UtterancePurpose,
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,11 @@ class Lookup:
     action: Action
     query: Args
 
+    def request(self) -> GateRequest:
+        return GateRequest(
+            operation=Operation.LOOKUP, action=self.action, revision=self.revision, args=self.query
+        )
+
 
 @dataclass(frozen=True)
 class Propose:
@@ -41,11 +54,43 @@ class Propose:
     args: Args
     grounded_on: str | None
 
+    def request(self) -> GateRequest:
+        return GateRequest(
+            operation=Operation.PROPOSE,
+            action=self.action,
+            revision=self.revision,
+            args=self.args,
+            lookup_event_id=self.grounded_on,
+        )
+
+    def made(self, proposal_id: str) -> ProposalMade:
+        """The proposal this step makes once the gate lets it."""
+        return ProposalMade(
+            proposal_id=proposal_id,
+            revision=self.revision,
+            action=self.action,
+            args=self.args,
+            args_hash=digest(self.args),
+            grounded_on=self.grounded_on,
+        )
+
 
 @dataclass(frozen=True)
 class Commit:
     proposal: ProposalMade | None
     confirmation_event_id: str
+
+    def request(self, *, action: Action, revision: int) -> GateRequest:
+        """The commit request; without a proposal, for the action and revision the agent holds."""
+        proposal = self.proposal
+        return GateRequest(
+            operation=Operation.COMMIT,
+            action=proposal.action if proposal else action,
+            revision=proposal.revision if proposal else revision,
+            args=proposal.args if proposal else {},
+            proposal_id=proposal.proposal_id if proposal else None,
+            confirmation_event_id=self.confirmation_event_id,
+        )
 
 
 Step = Say | Revise | Lookup | Propose | Commit | Retrieve

@@ -10,7 +10,6 @@ from lab.agent.answers import Retrieve, retrieve
 from lab.agent.dialogue import ScriptedAgent
 from lab.agent.setup import scripted_agent
 from lab.agent.steps import Commit, Lookup, Propose, Revise, Say, Step
-from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (
     CallerSource,
@@ -21,7 +20,6 @@ from lab.events.types import (
     GateRequest,
     IntentRevised,
     Mode,
-    Operation,
     Outcome,
     ProposalMade,
 )
@@ -135,14 +133,7 @@ class AgentTurns:
 
     async def _lookup(self, step: Lookup) -> None:
         attempt = self.counters.next(f"lookup-{step.revision}")
-        decision = await self._decide(
-            GateRequest(
-                operation=Operation.LOOKUP,
-                action=step.action,
-                revision=step.revision,
-                args=step.query,
-            )
-        )
+        decision = await self._decide(step.request())
         if _blocked(decision):
             return
         await self.tools.lookup(
@@ -150,39 +141,15 @@ class AgentTurns:
         )
 
     async def _propose(self, step: Propose) -> None:
-        decision = await self._decide(
-            GateRequest(
-                operation=Operation.PROPOSE,
-                action=step.action,
-                revision=step.revision,
-                args=step.args,
-                lookup_event_id=step.grounded_on,
-            )
-        )
+        decision = await self._decide(step.request())
         if _blocked(decision):
             return
-        await self.record(
-            ProposalMade(
-                proposal_id=f"p-{self.counters.next('proposal')}",
-                revision=step.revision,
-                action=step.action,
-                args=step.args,
-                args_hash=digest(step.args),
-                grounded_on=step.grounded_on,
-            )
-        )
+        await self.record(step.made(f"p-{self.counters.next('proposal')}"))
 
     async def _commit(self, step: Commit) -> None:
         proposal: ProposalMade | None = step.proposal
-        action = proposal.action if proposal else self.agent.action or self.tools.default_action
-        request = GateRequest(
-            operation=Operation.COMMIT,
-            action=action,
-            revision=proposal.revision if proposal else self.agent.revision,
-            args=proposal.args if proposal else {},
-            proposal_id=proposal.proposal_id if proposal else None,
-            confirmation_event_id=step.confirmation_event_id,
-        )
+        action = self.agent.action or self.tools.default_action
+        request = step.request(action=action, revision=self.agent.revision)
         decision = await self._decide(request)
         if proposal is None or _blocked(decision):
             return

@@ -17,7 +17,7 @@ from lab.agent.answers import Retrieve, retrieve
 from lab.agent.dialogue import ScriptedAgent
 from lab.agent.setup import calendar_week
 from lab.agent.steps import Commit, Lookup, Propose, Revise, Say, Step
-from lab.events.chain import EventChain, digest
+from lab.events.chain import EventChain
 from lab.events.types import (
     PARTS_OF_DAY,
     Action,
@@ -35,9 +35,7 @@ from lab.events.types import (
     LookupStarted,
     LookupSucceeded,
     Mode,
-    Operation,
     Outcome,
-    ProposalMade,
     Receipt,
     RunStarted,
 )
@@ -186,9 +184,7 @@ class Call:
         return payload.outcome is not Outcome.BLOCK, decision.id, payload.idempotency_key
 
     def _lookup(self, step: Lookup) -> None:
-        request = GateRequest(
-            operation=Operation.LOOKUP, action=step.action, revision=step.revision, args=step.query
-        )
+        request = step.request()
         allowed, decision_id, _ = self._allowed(request)
         if not allowed:
             return
@@ -208,35 +204,13 @@ class Call:
         self.record(LookupSucceeded(attempt_id=attempt_id, options=found(step.query)))
 
     def _propose(self, step: Propose) -> None:
-        request = GateRequest(
-            operation=Operation.PROPOSE,
-            action=step.action,
-            revision=step.revision,
-            args=step.args,
-            lookup_event_id=step.grounded_on,
-        )
+        request = step.request()
         if self._allowed(request)[0]:
-            self.record(
-                ProposalMade(
-                    proposal_id=f"p-{self.next('proposal')}",
-                    revision=step.revision,
-                    action=step.action,
-                    args=step.args,
-                    args_hash=digest(step.args),
-                    grounded_on=step.grounded_on,
-                )
-            )
+            self.record(step.made(f"p-{self.next('proposal')}"))
 
     def _commit(self, step: Commit) -> None:
         proposal = step.proposal
-        request = GateRequest(
-            operation=Operation.COMMIT,
-            action=proposal.action if proposal else Action.BOOK,
-            revision=proposal.revision if proposal else self.agent.revision,
-            args=proposal.args if proposal else {},
-            proposal_id=proposal.proposal_id if proposal else None,
-            confirmation_event_id=step.confirmation_event_id,
-        )
+        request = step.request(action=Action.BOOK, revision=self.agent.revision)
         allowed, decision_id, key = self._allowed(request)
         if not allowed or proposal is None:
             return

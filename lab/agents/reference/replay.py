@@ -29,7 +29,7 @@ from lab.agents.reference.messages import (
     tool_args,
 )
 from lab.agents.tool_specs import tool_name
-from lab.events.chain import EventChain, digest
+from lab.events.chain import EventChain
 from lab.events.types import (
     Action,
     AgentInterrupted,
@@ -50,7 +50,6 @@ from lab.events.types import (
     Mode,
     Operation,
     Outcome,
-    ProposalMade,
     Receipt,
     RetrievalDone,
     RunStarted,
@@ -260,9 +259,7 @@ class Replay:
         return WireCall(f"call_{self.next('call')}", name, tool_args(name, args))
 
     def _lookup(self, step: Lookup) -> None:
-        request = GateRequest(
-            operation=Operation.LOOKUP, action=step.action, revision=step.revision, args=step.query
-        )
+        request = step.request()
         allowed, decision = self._decide(request)
         if allowed:
             call = self._call(step.action, Operation.LOOKUP, step.query)
@@ -296,35 +293,15 @@ class Replay:
 
     def _propose(self, step: Propose) -> None:
         guarded = self.habit is None or self.habit.guarded(self, step)
-        request = GateRequest(
-            operation=Operation.PROPOSE,
-            action=step.action,
-            revision=step.revision,
-            args=step.args,
-            lookup_event_id=step.grounded_on,
-        )
+        request = step.request()
         if self._decide(request, guarded=guarded)[0]:
-            self.record(
-                ProposalMade(
-                    proposal_id=f"p-{self.next('proposal')}",
-                    revision=step.revision,
-                    action=step.action,
-                    args=step.args,
-                    args_hash=digest(step.args),
-                    grounded_on=step.grounded_on,
-                )
-            )
+            self.record(step.made(f"p-{self.next('proposal')}"))
 
     def _commit(self, step: Commit) -> None:
         proposal = step.proposal
         guarded = self.habit is None or self.habit.guarded(self, step)
-        request = GateRequest(
-            operation=Operation.COMMIT,
-            action=proposal.action if proposal else self.agent.action or Action.BOOK,
-            revision=proposal.revision if proposal else self.agent.revision,
-            args=proposal.args if proposal else {},
-            proposal_id=proposal.proposal_id if proposal else None,
-            confirmation_event_id=step.confirmation_event_id,
+        request = step.request(
+            action=self.agent.action or Action.BOOK, revision=self.agent.revision
         )
         allowed, decision = self._decide(request, guarded=guarded)
         if not allowed or proposal is None:
