@@ -291,9 +291,9 @@ class BargeIn:
             )
 
 
-def playing_utterance(session: SpeakingRun) -> str | None:
-    """The agent utterance playing (or queued to play) now, if any."""
-    now = session.now()
+def playing_utterance(session: SpeakingRun, at: float | None = None) -> str | None:
+    """The agent utterance playing (or queued to play) now, or at `at`, if any."""
+    now = session.now() if at is None else at
     return next((item.event_id for item in session.timeline.queue if item.end > now), None)
 
 
@@ -307,9 +307,10 @@ async def record_backchannel(
         )
 
 
-async def typed_backchannel(session: SpeakingRun, text: str) -> bool:
-    """A typed line while the agent speaks: an acknowledgement is kept from the agent (guarded)."""
-    playing = playing_utterance(session)
+async def typed_backchannel(session: SpeakingRun, text: str, at: float | None = None) -> bool:
+    """A typed line while the agent speaks (now, or at `at`): an acknowledgement is kept from the
+    agent (guarded)."""
+    playing = playing_utterance(session, at)
     if not session.careful_barge_in or playing is None or not is_backchannel(text):
         return False
     await record_backchannel(

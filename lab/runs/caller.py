@@ -24,7 +24,7 @@ async def play_script(session: ScriptedRun) -> None:
             # the line says, however long a busy machine takes to synthesize it.
             made = asyncio.ensure_future(_voiced(session, line.say)) if barge_in else None
             try:
-                await wait_for_turn(session, line, since=mark)
+                cue = await wait_for_turn(session, line, since=mark)
                 pcm = await made if made is not None else None
             finally:
                 if made is not None:
@@ -34,8 +34,8 @@ async def play_script(session: ScriptedRun) -> None:
                 # What the recognizer makes of this line is read as the line is meant.
                 session.voiced_meaning = line.means
                 await session.voice.speak_as_caller(line.say, pcm, line=number)
-            elif not await typed_backchannel(session, line.say):
-                await session.caller_says(line.say, source="script", means=line.means)
+            elif not await typed_backchannel(session, line.say, at=cue):
+                await session.caller_says(line.say, source="script", means=line.means, at=cue)
         # The agent's last words (often the reference number) are heard out before the end.
         await session.finish(reason_kind="completed", reason="the scripted caller finished")
     except TimeoutError:
@@ -52,8 +52,12 @@ async def _voiced(session: ScriptedRun, text: str) -> bytes | None:
     return await session.voice.caller_voice(text)
 
 
-async def wait_for_turn(session: ScriptedRun, line: CallerLine, *, since: int) -> None:
-    """Wait for the line's cue: a readback to barge into, a proposal, or an idle agent."""
+async def wait_for_turn(session: ScriptedRun, line: CallerLine, *, since: int) -> float | None:
+    """Wait for the line's cue: a readback to barge into, a proposal, or an idle agent.
+
+    A barge-in returns the moment the script speaks on the run's clock: a loaded loop that wakes
+    late must not move a line meant for the middle of a readback past its end.
+    """
     async with asyncio.timeout(SCRIPT_WAIT_S):
         if line.into_readback_ms is not None:
             readback = await session.wait_for_event(
@@ -68,11 +72,13 @@ async def wait_for_turn(session: ScriptedRun, line: CallerLine, *, since: int) -
                         and e.payload.utterance_event_id == readback.id
                     ),
                 )
-            start = session.timeline.starts[readback.id]
-            delay = start + line.into_readback_ms / 1000 * session.scale - session.now()
-            await asyncio.sleep(max(delay, 0))
-            return
+            cue = (
+                session.timeline.starts[readback.id] + line.into_readback_ms / 1000 * session.scale
+            )
+            await asyncio.sleep(max(cue - session.now(), 0))
+            return cue
         if line.after == "proposal":
             await session.wait_for_event(since, lambda e: e.type == "proposal.made")
         await session.wait_idle()
     await asyncio.sleep(line.pause_ms / 1000 * session.scale)
+    return None

@@ -263,14 +263,15 @@ class RunSession:
         source: CallerSource = "typed",
         means: CallerMeaning | None = None,
         audio: bytes | None = None,
+        at: float | None = None,
     ) -> None:
         """One final caller transcript (with its audio on voice runs); it cuts any agent speech
-        still playing.
+        still playing when it came, or at `at` (a scripted line's own moment on the run's clock).
 
         means: what the scripted line it comes from means, for the referee of an outside agent; the
         first transcript of a spoken line takes that line's meaning (the rest the lab's reading).
         """
-        arrived = self.now()
+        arrived = self.now() if at is None else at
         if source == "asr" and means is None:
             means, self.voiced_meaning = self.voiced_meaning, None
         async with self.working():

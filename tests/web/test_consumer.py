@@ -233,3 +233,37 @@ async def test_a_typed_acknowledgement_over_the_greeting_is_a_backchannel_not_a_
     types = [e.type for e in events]
     assert "caller.backchannel" in types
     assert "caller.utterance" not in types and "agent.interrupted" not in types
+
+
+class _WakesLate:
+    """asyncio as the scripted caller sees it on a stalled loop: every sleep ends late."""
+
+    def __init__(self, late_s: float) -> None:
+        self.late_s = late_s
+
+    def __getattr__(self, name: str):
+        return getattr(asyncio, name)
+
+    async def sleep(self, delay: float) -> None:
+        await asyncio.sleep(delay + self.late_s)
+
+
+@pytest.mark.parametrize("scenario_id", ["interruption", "backchannel_readback"])
+async def test_a_scripted_barge_in_lands_where_the_script_puts_it_on_a_late_loop(
+    fast_clock, monkeypatch, scenario_id
+):
+    # Late by more than the whole readback (a few seconds at a tenth of real time): judged at
+    # arrival, the line came after the readback ended and interrupted nothing.
+    monkeypatch.setattr("lab.runs.caller.asyncio", _WakesLate(late_s=1.5))
+    run = await database_sync_to_async(run_start)(
+        scenario_id=scenario_id, mode=Mode.GUARDED, channel=Channel.TYPED
+    )
+    await play_headless(run)
+    evaluation, events = await verdict_of(run)
+    assert evaluation.verdict is Verdict.PASS, evaluation.reason
+    line = next(c for c in contract_get(scenario_id).caller if c.into_readback_ms is not None)
+    over = [e for e in events if e.type in ("agent.interrupted", "caller.backchannel")]
+    assert over, "the barge-in line met no readback"
+    cut = next((e.payload for e in over if e.type == "agent.interrupted"), None)
+    if cut is not None:
+        assert abs(cut.heard_ms - line.into_readback_ms) <= 100
