@@ -175,6 +175,10 @@ class CorpusVoice:
     def __init__(self, heard: Heard) -> None:
         self.heard = heard
 
+    def __getattr__(self, name: str) -> Any:
+        # Everything else (promote, SpeechUnavailable, ...) is the service's own.
+        return getattr(service, name)
+
     async def synthesize(self, text: str) -> bytes:
         one = self.heard.clips.get(text)
         if one is None:
