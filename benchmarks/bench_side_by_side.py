@@ -434,8 +434,9 @@ async def main(options: argparse.Namespace) -> None:
     for round_number in range(options.rounds):
         for variant in corpus.VARIANTS:
             clips = corpus.build(texts, variant)
-            # Each pass starts with an empty phrase cache, as bench_voice's configurations do.
-            service.sentence_pcm.cache_clear()
+            # Each pass starts as a warmed-up process: none inherits another's phrases, and the
+            # first does not share the cores with the fixed lines' background synthesis.
+            await bench_voice.warmed_up()
             passes.append(await lab_pass(scenarios, clips, heard))
             for config in PIPECAT_CONFIGS:
                 passes.append(await pipecat_pass(config, texts, clips, folder / variant))

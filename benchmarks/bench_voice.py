@@ -38,6 +38,7 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 from benchmarks.voice_aims import CALLS_P95_MS, calls_held, capacity_aim, pct  # noqa: E402
+from lab.agent.fixed_lines import fixed_lines  # noqa: E402
 from lab.events import store  # noqa: E402
 from lab.events.types import Channel, Event, Mode, Transcribed, TurnLatency  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
@@ -57,6 +58,17 @@ def _timed_transcribe(pcm: bytes, *, prompt_free: bool = False) -> asr.Transcrip
 
 
 asr.transcribe = _timed_transcribe
+
+
+async def warmed_up() -> None:
+    """The state a serving process reaches after warm-up: the models loaded and every fixed
+    line in an otherwise empty phrase cache, with no background synthesis left to compete
+    (it would slow only the first pass or count measured)."""
+    service.sentence_pcm.cache_clear()
+    await service.warm()
+    for line in fixed_lines():
+        for chunk in tts.chunks(line):
+            await service.synthesize(chunk)
 
 
 async def play_events(scenario_id: str) -> list[Event]:
@@ -180,6 +192,7 @@ async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) 
         "| recognition after the end p50 / p95 ms | load average before |"
     )
     print("| --- | --- | --- | --- | --- | --- |")
+    await warmed_up()
     p95s: dict[int, float] = {}
     for calls in counts:
         # Interleaved with the scheduler's run, so both see the same load on a shared machine.
