@@ -231,8 +231,8 @@ async def main(options: argparse.Namespace) -> None:
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     )
-    print(f"scenarios: {', '.join(scenarios)}\n")
     if not options.calls_only:
+        print(f"scenarios: {', '.join(scenarios)}\n")
         await compare_levers(scenarios)
     if not options.levers_only:
         counts = options.calls or list(range(1, options.max_calls + 1))
