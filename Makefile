@@ -7,7 +7,7 @@ CHROMIUM := /usr/bin/chromium
 # make run PORT=8080 serves the lab on another loopback port.
 PORT ?= 8000
 
-.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side clean cluster install-postgres test-scaled test-agents
+.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side bench-voice clean cluster install-postgres test-scaled test-agents
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -95,6 +95,14 @@ test-agents: install $(PIPECAT_STAMP)
 
 bench-side-by-side: install $(PIPECAT_STAMP)
 	$(BIN)/python -m benchmarks.bench_side_by_side
+
+# Issue 19's voice figures from one command: the side by side with pipecat (17 caller lines,
+# clean and noisy), then 1, 4 and 8 simultaneous calls; each ends with its aims, met or missed.
+# SIDE_BY_SIDE=--quick plays the correction scenario's 3 lines only (a busy machine).
+SIDE_BY_SIDE ?=
+bench-voice: install $(PIPECAT_STAMP)
+	$(BIN)/python -m benchmarks.bench_side_by_side $(SIDE_BY_SIDE)
+	$(BIN)/python -m benchmarks.bench_voice --calls 1,4,8
 
 clean:
 	rm -rf $(VENV) $(PIPECAT_VENV) .pytest_cache .hypothesis .mypy_cache

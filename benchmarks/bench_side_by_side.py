@@ -1,7 +1,8 @@
 """The lab and a pipecat 1.x pipeline side by side, on the same spoken corpus, passes interleaved.
 
 Run: .venv/bin/python -m benchmarks.bench_side_by_side [--quick] [--rounds N]
-(`make bench` builds benchmarks/.pipecat-venv for the pipecat side first.)
+(`make bench-voice` runs it with bench_voice --calls 1,4,8; `make bench` builds
+benchmarks/.pipecat-venv for the pipecat side first.) It ends with issue 19's aims, met or missed.
 Both sides hear the same clips (benchmarks/corpus.py: clean, and pitch-lowered with pink
 noise) at a microphone's pace, and both are timed from the frame holding the caller's last
 voiced sample (above -40 dBFS in the clean speech) to the first agent audio. The lab plays
@@ -27,12 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_voice, corpus
+from benchmarks import bench_voice, corpus, voice_aims
+from benchmarks.voice_aims import pct
 from lab.events.types import Event, Transcribed, TurnLatency
 from lab.runs import voice
 from lab.runs.caller_audio import CallerAudio
 from lab.scenarios.catalog import all_contracts
-from lab.speech import asr, service, tts
+from lab.speech import asr, service, smart_turn, tts
 
 ROOT = Path(__file__).resolve().parent
 PIPECAT_PYTHON = ROOT / ".pipecat-venv" / "bin" / "python"
@@ -47,6 +49,16 @@ PIPECAT_CONFIGS = {
     "matched": "pipecat, matched silence (Silero stop 0.5 s)",
 }
 LAB_CONFIG = "lab (its defaults, real consumer path)"
+# Issue 19's 17 caller lines. A scenario over an impaired phone line is left out: the lab would
+# hear the line's damage and pipecat the clean clip.
+ISSUE19_SCENARIOS = [
+    "correction",
+    "double_confirmation",
+    "interruption",
+    "no_confirmation",
+    "refund_correction",
+    "tool_timeout",
+]
 
 
 @dataclass
@@ -60,6 +72,36 @@ class Line:
     replies: list[float] = field(default_factory=list)
     transcripts: list[str] = field(default_factory=list)
     first_audio: float | None = None
+    # The lab's own latency chain of the line's turn (pipecat has none).
+    latency: TurnLatency | None = None
+    # When the line's last transcript before its turn stopped came (pipecat's side).
+    heard_at: float | None = None
+
+    @property
+    def heard_ms(self) -> float | None:
+        """The last voiced sample to the first agent audio."""
+        return None if self.first_audio is None else (self.first_audio - self.ended) * 1000
+
+    @property
+    def candidate_ms(self) -> float | None:
+        """When the lab raised its turn candidate, after the last voiced sample."""
+        latency, heard = self.latency, self.heard_ms
+        if latency is None or heard is None or not latency.candidate_silence_ms:
+            return None
+        # total_ms counts from webrtcvad's voiced end; the candidate came its silence after it.
+        return heard - latency.total_ms + latency.candidate_silence_ms
+
+    @property
+    def transcript_ms(self) -> float | None:
+        """When the words the turn was decided on were there, after the last voiced sample."""
+        if self.heard_at is not None:
+            return (self.heard_at - self.ended) * 1000
+        latency, heard = self.latency, self.heard_ms
+        if latency is None or heard is None:
+            return None
+        if self.candidate_ms is not None:
+            return self.candidate_ms + latency.recognition_tail_ms
+        return heard - latency.total_ms + latency.endpointing_ms + latency.recognition_ms
 
     @property
     def cut(self) -> bool:
@@ -133,6 +175,10 @@ class CorpusVoice:
     def __init__(self, heard: Heard) -> None:
         self.heard = heard
 
+    def __getattr__(self, name: str) -> Any:
+        # Everything else (promote, SpeechUnavailable, ...) is the service's own.
+        return getattr(service, name)
+
     async def synthesize(self, text: str) -> bytes:
         one = self.heard.clips.get(text)
         if one is None:
@@ -170,13 +216,44 @@ def observe_lab(lines: list[Line], events: list[Event]) -> None:
     said = [(at(e), e.payload.text) for e in events if isinstance(e.payload, Transcribed)]
     for line, stamps in zip(lines, windows(lines, [t for t, _ in said]), strict=True):
         line.transcripts = [text for t, text in said if t in stamps]
+    chains = [(at(e), e.payload) for e in events if isinstance(e.payload, TurnLatency)]
+    for line, stamps in zip(lines, windows(lines, [t for t, _ in chains]), strict=True):
+        # The first turn answered after the last voiced sample: the one the table times.
+        line.latency = next((c for t, c in chains if t in stamps and t >= line.ended), None)
+
+
+def lab_chain(lines: list[Line]) -> dict[str, list[float]]:
+    """The lab's chain in the order a turn goes through it, ms per part."""
+    chain: dict[str, list[float]] = {}
+    for line in lines:
+        latency = line.latency
+        if latency is None:
+            continue
+        parts = {
+            "candidate after the last voiced sample (VAD end + candidate silence)": (
+                line.candidate_ms
+            ),
+            "candidate → decided (the fallback wait where not decided there)": (
+                latency.decision_ms if line.candidate_ms is not None else None
+            ),
+            "transcript after the last voiced sample": line.transcript_ms,
+            "recognition still running once decided (queue + decode)": latency.recognition_ms,
+            "agent": latency.agent_ms,
+            "first chunk synthesized": latency.synthesis_ms,
+            f"the lab's own voice_to_voice_ms ({latency.voice_end_clock} clock)": (
+                latency.voice_to_voice_ms
+            ),
+        }
+        for name, value in parts.items():
+            if value is not None:
+                chain.setdefault(name, []).append(value)
+    return chain
 
 
 async def lab_pass(scenarios: list[str], clips: dict[str, corpus.Clip], heard: Heard) -> Pass:
     heard.clips = clips
     load_before, cpu_before = os.getloadavg()[0], time.process_time()
     lines: list[Line] = []
-    chain: dict[str, list[float]] = {}
     for scenario in scenarios:
         heard.lines = []
         events = await bench_voice.play_events(scenario)
@@ -184,10 +261,7 @@ async def lab_pass(scenarios: list[str], clips: dict[str, corpus.Clip], heard: H
             raise SystemExit("the lab's scripted caller no longer sends the clip in whole frames")
         observe_lab(heard.lines, events)
         lines += heard.lines
-        for latency in (e.payload for e in events if isinstance(e.payload, TurnLatency)):
-            for name, value in latency.model_dump().items():
-                if name.endswith("_ms"):
-                    chain.setdefault(name.removesuffix("_ms"), []).append(value)
+    chain = lab_chain(lines)
     cpu_s = time.process_time() - cpu_before
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     load = (load_before, os.getloadavg()[0])
@@ -239,6 +313,7 @@ async def pipecat_pass(
         heard = max(
             (t for t in stamps if stop is not None and line.ended <= t <= stop), default=None
         )
+        line.heard_at = heard
         if stop is not None and heard is not None and line.first_audio is not None:
             marks = (line.ended, heard, stop, line.first_audio)
             for step, begin, end in zip(steps, marks, marks[1:], strict=False):
@@ -258,35 +333,51 @@ async def pipecat_pass(
 # --- the report ----------------------------------------------------------------------------
 
 
-def cell(values: Sequence[float]) -> str:
-    if not values:
+def cell(values: Sequence[float | None]) -> str:
+    known = [v for v in values if v is not None]
+    if not known:
         return "-"
-    return f"{statistics.median(values):.0f} / {bench_voice.pct(values, 0.95):.0f}"
+    return f"{statistics.median(known):.0f} / {pct(known, 0.95):.0f}"
+
+
+def aim_figures(lines: list[Line]) -> voice_aims.Heard:
+    """The figures issue 19's aims are checked on, for one configuration on one audio."""
+    timed = [line.latency for line in lines if line.latency is not None]
+    return voice_aims.Heard(
+        latencies_ms=[ms for ms in (line.heard_ms for line in lines) if ms is not None],
+        lines=len(lines),
+        cut=sum(line.cut for line in lines),
+        missed=sum(line.first_audio is None for line in lines),
+        decided_at_candidate=sum(latency.speculative for latency in timed),
+        turns=len(timed),
+    )
 
 
 def row(passes: list[Pass]) -> str:
     lines = [line for p in passes for line in p.lines]
-    latencies = [
-        (line.first_audio - line.ended) * 1000 for line in lines if line.first_audio is not None
-    ]
+    figures = aim_figures(lines)
+    decided = f"{figures.decided_at_candidate}/{figures.turns}" if figures.turns else "-"
     loads = [x for p in passes for x in p.load]
     cpu_ms = sum(p.cpu_s for p in passes) * 1000 / max(len(lines), 1)
     return (
-        f"| {passes[0].config} | {passes[0].variant} | {len(lines)} | {cell(latencies)} | "
-        f"{sum(line.cut for line in lines)} | {sum(line.partial for line in lines)} | "
-        f"{sum(line.exact for line in lines)}/{len(lines)} | "
-        f"{sum(line.first_audio is None for line in lines)} | {cpu_ms:.0f} | "
+        f"| {passes[0].config} | {passes[0].variant} | {len(lines)} | "
+        f"{cell(figures.latencies_ms)} | {figures.cut} | {sum(line.partial for line in lines)} | "
+        f"{figures.missed} | {decided} | {cell([line.candidate_ms for line in lines])} | "
+        f"{cell([line.transcript_ms for line in lines])} | "
+        f"{sum(line.exact for line in lines)}/{len(lines)} | {cpu_ms:.0f} | "
         f"{max(p.peak_rss_mib for p in passes):.0f} | {min(loads):.1f} to {max(loads):.1f} |"
     )
 
 
 def report(passes: list[Pass]) -> None:
     print(
-        "\n| configuration | audio | turns | last voiced sample → first audio p50 / p95 ms "
-        "| cut mid-utterance | answered on a partial transcript | exact transcripts "
-        "| no reply | CPU ms per turn | peak RSS MiB | load average |"
+        "\n| configuration | audio | lines | last voiced sample → first audio p50 / p95 ms "
+        "| lines cut | answered on a partial transcript | turns missed (no reply) "
+        "| decided at the candidate | candidate after the last voiced sample p50 / p95 ms "
+        "| transcript after the last voiced sample p50 / p95 ms | exact transcripts "
+        "| CPU ms per turn | peak RSS MiB | load average |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- " * 14 + "|")
     keys = list(dict.fromkeys((p.config, p.variant) for p in passes))
     for key in keys:
         print(row([p for p in passes if (p.config, p.variant) == key]))
@@ -296,21 +387,37 @@ def report(passes: list[Pass]) -> None:
         for p in (p for p in passes if (p.config, p.variant) == key):
             for name, values in p.chain.items():
                 chain.setdefault(name, []).extend(values)
-        parts = ", ".join(f"{name} {cell(values)}" for name, values in chain.items() if values)
+        parts = "; ".join(f"{name} {cell(values)}" for name, values in chain.items() if values)
         print(f"- {key[0]}, {key[1]}: {parts}")
-    print("\nLines a side cut off or answered early:")
+    print("\nLines a side cut off, answered early or misheard:")
     for p in passes:
         for line in p.lines:
             if line.cut or line.partial or not line.exact:
-                heard = " | ".join(line.transcripts)
-                print(f"- {p.config}, {p.variant}: {line.text!r} → {heard!r}")
+                said = " | ".join(line.transcripts)
+                print(f"- {p.config}, {p.variant}: {line.text!r} → {said!r}")
+    lab = {
+        v: [line for p in passes if p.config == LAB_CONFIG and p.variant == v for line in p.lines]
+        for v in corpus.VARIANTS
+    }
+    print("\nIssue 19's aims for the lab (the capacity aim: bench_voice --calls):")
+    for aim in voice_aims.latency_aims(aim_figures(lab["clean"]), aim_figures(lab["noisy"])):
+        print(aim.line())
 
 
 async def main(options: argparse.Namespace) -> None:
     if not PIPECAT_PYTHON.exists():
         raise SystemExit(f"no {PIPECAT_PYTHON}: `make bench` creates the pipecat venv")
-    scenarios = options.scenarios or (["correction"] if options.quick else sorted(all_contracts()))
+    scenarios = options.scenarios or (["correction"] if options.quick else ISSUE19_SCENARIOS)
+    contracts = all_contracts()
+    unknown = [s for s in scenarios if s not in contracts]
+    impaired = [s for s in scenarios if s in contracts and contracts[s].line is not None]
+    if unknown or impaired:
+        raise SystemExit(
+            f"unknown scenarios {unknown}; over an impaired line (pipecat would hear it "
+            f"clean) {impaired}"
+        )
     texts = corpus.caller_lines(scenarios)
+    began = time.monotonic()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f}"
@@ -327,23 +434,31 @@ async def main(options: argparse.Namespace) -> None:
     for round_number in range(options.rounds):
         for variant in corpus.VARIANTS:
             clips = corpus.build(texts, variant)
-            # Each pass starts with an empty phrase cache, as bench_voice's configurations do.
-            service.sentence_pcm.cache_clear()
+            # Each pass starts as a warmed-up process: none inherits another's phrases, and the
+            # first does not share the cores with the fixed lines' background synthesis.
+            await bench_voice.warmed_up()
             passes.append(await lab_pass(scenarios, clips, heard))
             for config in PIPECAT_CONFIGS:
                 passes.append(await pipecat_pass(config, texts, clips, folder / variant))
             for done in passes[-1 - len(PIPECAT_CONFIGS) :]:
                 print(f"round {round_number + 1}, {variant}: {done.config}", flush=True)
     report(passes)
+    print(
+        f"\nload average at the end {os.getloadavg()[0]:.1f}; "
+        f"{(time.monotonic() - began) / 60:.1f} min"
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="the correction scenario only")
-    parser.add_argument("--scenarios", nargs="+", help="these scenarios (default: all)")
+    parser.add_argument(
+        "--scenarios", nargs="+", help="these scenarios (default: issue 19's six, 17 lines)"
+    )
     parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds of all passes")
     options = parser.parse_args()
     bench_voice.call_command("migrate", verbosity=0)
     asr.load_model()
     tts.load_voice()
+    smart_turn.load()
     asyncio.run(main(options))
