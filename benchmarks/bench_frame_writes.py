@@ -4,8 +4,9 @@ Run: .venv/bin/python -m benchmarks.bench_frame_writes [--calls 4] [--slow-write
 Plays `calls` guarded voice runs of `correction` at once on the real models, over SQLite, and
 times every CallerAudio.push_audio call (one 20 ms frame: VAD, barge-in, the turn decision)
 and every write the frame path itself awaited (vad.speech_started, vad.speech_ended,
-turn.decided, ...). --slow-write-ms makes every stored write that much slower, as a loaded disk
-would. Prints the load average beside the figures.
+turn.decided, ...), and each write it handed to the run's ordered writer instead, from hand-off
+to stored (time the frame path no longer waits). --slow-write-ms makes every stored write that
+much slower, as a loaded disk would. Prints the load average beside the figures.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks import bench_voice
+from lab.audio import silero
 from lab.events import store
 from lab.events.types import EventPayload
 from lab.runs.caller_audio import CallerAudio
+from lab.runs.log import OrderedWriter
 from lab.runs.session import RunSession
 from lab.speech import asr, smart_turn, tts
 
@@ -31,12 +34,16 @@ from lab.speech import asr, smart_turn, tts
 _IN_FRAME: dict[asyncio.Task[Any], list[float]] = {}
 FRAMES: list[float] = []
 FRAMES_WRITING: list[float] = []
+FRAMES_HANDING: list[float] = []
 WRITES: dict[str, list[float]] = defaultdict(list)
+HANDED: dict[str, list[float]] = defaultdict(list)
+_HANDING: set[asyncio.Task[Any]] = set()
 
 
 def _timed_frames() -> None:
     push = CallerAudio.push_audio
     record = RunSession.record
+    follow = OrderedWriter.follow
 
     async def push_audio(self: CallerAudio, data: bytes) -> None:
         task = asyncio.current_task()
@@ -49,6 +56,9 @@ def _timed_frames() -> None:
             FRAMES.append((time.perf_counter() - start) * 1000)
             if _IN_FRAME.pop(task):
                 FRAMES_WRITING.append(FRAMES[-1])
+            if task in _HANDING:
+                _HANDING.discard(task)
+                FRAMES_HANDING.append(FRAMES[-1])
 
     async def timed_record(self: RunSession, payload: EventPayload) -> Any:
         waits = _IN_FRAME.get(asyncio.current_task())  # type: ignore[arg-type]
@@ -61,7 +71,21 @@ def _timed_frames() -> None:
                 waits.append(took)
                 WRITES[payload.type].append(took)
 
+    def timed_follow(self: OrderedWriter, stored: asyncio.Task[Any]) -> Any:
+        task = asyncio.current_task()
+        if task in _IN_FRAME:
+            _HANDING.add(task)  # type: ignore[arg-type]
+        start = time.perf_counter()
+
+        def done(stored: asyncio.Task[Any]) -> None:
+            if not stored.cancelled() and stored.exception() is None:
+                HANDED[stored.result().type].append((time.perf_counter() - start) * 1000)
+
+        stored.add_done_callback(done)
+        return follow(self, stored)
+
     CallerAudio.push_audio = push_audio  # type: ignore[method-assign]
+    OrderedWriter.follow = timed_follow  # type: ignore[method-assign]
     RunSession.record = timed_record  # type: ignore[method-assign]
 
 
@@ -97,9 +121,13 @@ async def main(options: argparse.Namespace) -> None:
     print("| --- | --- | --- | --- | --- |")
     print(row("every frame (push_audio)", FRAMES))
     print(row("frames that waited on a write", FRAMES_WRITING))
+    print(row("frames that handed a write over", FRAMES_HANDING))
     print(row("writes the frame path awaited (all)", [w for ws in WRITES.values() for w in ws]))
     for kind in sorted(WRITES):
         print(row(f"… {kind}", WRITES[kind]))
+    print(row("handed writes, hand-off → stored (all)", [w for ws in HANDED.values() for w in ws]))
+    for kind in sorted(HANDED):
+        print(row(f"… {kind}", HANDED[kind]))
 
 
 if __name__ == "__main__":
@@ -111,6 +139,8 @@ if __name__ == "__main__":
     asr.load_model()
     tts.load_voice()
     smart_turn.load()
+    # Loaded by the first frame otherwise (a one-off stall of seconds, not a write's).
+    silero.load()
     _timed_frames()
     if options.slow_write_ms:
         _slow_writes(options.slow_write_ms)
