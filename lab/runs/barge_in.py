@@ -62,7 +62,8 @@ _LAG_HOPS = MAX_LAG_MS // HOP_MS
 class Overlap:
     """Caller speech that began while the agent was audible, not yet judged."""
 
-    started: Event
+    # The vad.speech_started event, once written: the frame path hands it over and goes on.
+    started: asyncio.Future[Event]
     stream_ms: int
     utterance_id: str
     # When the start was declared: a later decision to interrupt cuts the agent from here,
@@ -142,7 +143,7 @@ class BargeIn:
 
     # -- the hooks ------------------------------------------------------------------------------
 
-    async def speech_started(self, started: Event, stream_ms: int) -> None:
+    async def speech_started(self, started: asyncio.Future[Event], stream_ms: int) -> None:
         """Caller speech began: while the agent is audible, judge it before cutting."""
         utterance_id = playing_utterance(self.session)
         old = stream_ms - KEEP_S * 1000
@@ -275,7 +276,8 @@ class BargeIn:
         overlap.interrupted = True
         self.playout.stop(self.session.now())
         with contextlib.suppress(RunClosed):
-            await self.session.interrupt(cause_event_id=overlap.started.id, at=overlap.started_at)
+            started = await overlap.started
+            await self.session.interrupt(cause_event_id=started.id, at=overlap.started_at)
 
     async def _record_echo(self, overlap: Overlap, match: EchoMatch) -> None:
         with contextlib.suppress(RunClosed):

@@ -20,6 +20,8 @@ from lab.audio.turn_end import TurnEndConfig, TurnEvidence, decide
 from lab.audio.vad import Endpointer, SpeechEnd, SpeechStart, VadConfig, engine_named
 from lab.events.types import (
     Event,
+    EventPayload,
+    InputRejected,
     SpeculationDiscarded,
     SpeechEnded,
     SpeechStarted,
@@ -52,7 +54,8 @@ class Segment:
     """A decided caller turn waiting for its transcript (perhaps already there)."""
 
     end: SpeechEnd
-    ended: Event
+    # The vad.speech_ended event, once written (the frame path did not wait for it).
+    ended: asyncio.Future[Event]
     start_ms: int
     endpointing_ms: int
     ended_at: float
@@ -116,15 +119,18 @@ class CallerAudio:
         if self.scripted:
             self.muted_frames += 1
             if self.muted_frames == 1:
-                await self.session.reject_input(
-                    reason_kind="mic_muted",
-                    reason="the microphone is muted while the scripted caller speaks",
+                self._reject(
+                    "mic_muted", "the microphone is muted while the scripted caller speaks"
                 )
             return
         await self.push_audio(data)
 
     async def push_audio(self, data: bytes) -> None:
-        """One 20 ms frame of caller audio: VAD, barge-in, the turn decision, recognition."""
+        """One 20 ms frame of caller audio: VAD, barge-in, the turn decision, recognition.
+
+        Its events go to the run's ordered writer: a slow write never holds up the next frame.
+        """
+        self.session.writer.raise_failure()
         try:
             frame = parse_frame(data, self.frames)
         except ValueError as error:
@@ -139,11 +145,13 @@ class CallerAudio:
         for vad_event in vad_events:
             match vad_event:
                 case SpeechStart(stream_ms=stream_ms):
-                    await self._speech_started(stream_ms)
+                    self.segment_start_ms = stream_ms
+                    started = self.session.writer.hand(SpeechStarted(stream_ms=stream_ms))
+                    await self.barge.speech_started(started, stream_ms)
                 case SpeechEnd() as end:
-                    await self._fallback(end)
+                    self._fallback(end)
         if not vad_events:
-            await self._pause()
+            self._pause()
 
     def _hear(self, frame: AudioFrame) -> None:
         """Note when the caller's last loud sample was heard: the voice-to-voice clock where
@@ -161,12 +169,7 @@ class CallerAudio:
         after_ms = self.frames * FRAME_MS - end_ms
         return self.frame_at - after_ms / 1000, "silero_vad"
 
-    async def _speech_started(self, stream_ms: int) -> None:
-        self.segment_start_ms = stream_ms
-        started = await self.session.record(SpeechStarted(stream_ms=stream_ms))
-        await self.barge.speech_started(started, stream_ms)
-
-    async def _pause(self) -> None:
+    def _pause(self) -> None:
         """Inside a segment: raise a candidate, or discard one the caller spoke over."""
         silence_ms = self.endpointer.trailing_silence_ms
         if not silence_ms:
@@ -175,104 +178,99 @@ class CallerAudio:
                 self.early.cancel()
             self.early = None
             if self.speculation is not None:
-                await self._discard("the caller went on speaking")
+                self._discard("the caller went on speaking")
             return
         lead_ms = settings.LAB_ASR_EARLY_MS
         if lead_ms and self.early is None and silence_ms >= lead_ms:
             # Recognition starts as the pause does, so it is mostly done by the candidate.
             self.early = asyncio.ensure_future(service.recognize(self.endpointer.segment_pcm))
         if self.candidates and self.speculation is None and silence_ms >= self.config.candidate_ms:
-            await self._candidate(silence_ms)
+            self._candidate(silence_ms)
 
-    async def _candidate(self, silence_ms: int) -> None:
+    def _candidate(self, silence_ms: int) -> None:
         agent = self.session.scripted_agent
         if agent is None:
             return
-        # Recorded by the decision's own task: the frame path never waits on the log for it.
+        # Its place in the log is taken on this frame; the write and the decision go on behind.
+        candidate = self.session.log.reserve(
+            TurnCandidate(stream_ms=self.endpointer.voiced_end_ms, silence_ms=silence_ms)
+        )
+        self.session.writer.follow(candidate)
         speculation = Speculation(
             pcm=self.endpointer.segment_pcm,
             transcript=self.early,
             silence_ms=silence_ms,
             agent=agent,
             at=self.session.now(),
+            candidate=candidate,
         )
         self.speculation = speculation
-        candidate = TurnCandidate(stream_ms=self.endpointer.voiced_end_ms, silence_ms=silence_ms)
-        speculation.decision = asyncio.ensure_future(
-            self._decide_when_ready(speculation, candidate)
-        )
+        speculation.decision = asyncio.ensure_future(self._decide_when_ready(speculation))
 
-    async def _decide_when_ready(self, speculation: Speculation, candidate: TurnCandidate) -> None:
+    async def _decide_when_ready(self, speculation: Speculation) -> None:
         # Recognition that fails here is reported once, by the turn the fallback ends.
-        with contextlib.suppress(asyncio.CancelledError, RunClosed, service.SpeechUnavailable):
-            try:
-                speculation.candidate = await self.session.record(candidate)
-            finally:
-                speculation.recorded.set()
-            if speculation.discarded is not None:
-                # The caller resumed while the candidate was being recorded.
-                await self._record_discard(speculation, speculation.discarded)
-                return
+        with contextlib.suppress(asyncio.CancelledError, service.SpeechUnavailable):
             await speculation.ready
             if self.speculation is not speculation:
                 return  # discarded, or the fallback decided first
             evidence = speculation.evidence(self.endpointer.trailing_silence_ms)
             if not decide(evidence, self.config).complete:
-                await self._record_decision(speculation, evidence)
+                self._record_decision(speculation, evidence)
                 return
-            # Decided over: the segment ends here, before any await lets another frame in.
+            # Decided over: the segment ends here, before another frame comes in.
             end = self.endpointer.end_now()
             self.speculation = None
             if end is None:
                 return
-            await self._record_decision(speculation, evidence)
-            await self._speech_ended(end, speculation)
+            self._record_decision(speculation, evidence)
+            self._speech_ended(end, speculation)
 
-    async def _record_decision(self, speculation: Speculation, evidence: TurnEvidence) -> None:
-        if speculation.candidate is None:
-            return  # its candidate never reached the log (the run closed)
+    def _record_decision(self, speculation: Speculation, evidence: TurnEvidence) -> None:
         verdict = decide(evidence, self.config)
-        await self.session.record(
-            TurnDecided(
-                candidate_event_id=speculation.candidate.id,
+        self._about_candidate(
+            speculation,
+            lambda candidate_id: TurnDecided(
+                candidate_event_id=candidate_id,
                 complete=verdict.complete,
                 model=turn_model_name() if evidence.probability is not None else None,
                 model_probability=evidence.probability,
                 transcript_signal=evidence.signal,
                 silence_ms=evidence.silence_ms,
                 reason=verdict.reason,
-            )
+            ),
         )
 
-    async def _discard(self, reason: str) -> None:
+    def _discard(self, reason: str) -> None:
         speculation, self.speculation = self.speculation, None
         if speculation is None:
             return
         speculation.cancel()
-        speculation.discarded = reason
-        if speculation.candidate is not None:
-            await self._record_discard(speculation, reason)
-
-    async def _record_discard(self, speculation: Speculation, reason: str) -> None:
-        if speculation.candidate is None:
-            return
-        await self.session.record(
-            SpeculationDiscarded(candidate_event_id=speculation.candidate.id, reason=reason)
+        self._about_candidate(
+            speculation,
+            lambda candidate_id: SpeculationDiscarded(
+                candidate_event_id=candidate_id, reason=reason
+            ),
         )
 
-    async def _fallback(self, end: SpeechEnd) -> None:
+    def _about_candidate(
+        self, speculation: Speculation, payload: Callable[[str], EventPayload]
+    ) -> None:
+        """Hand over an event naming the candidate: it is made once the candidate, ahead of it
+        in the log, is stored (a candidate the log refused fails it the same way)."""
+        candidate = speculation.candidate
+        self.session.writer.hand(lambda: payload(candidate.result().id))
+
+    def _fallback(self, end: SpeechEnd) -> None:
         """The silence reached LAB_VAD_END_SILENCE_MS (or the segment its limit): the turn ends."""
         speculation, self.speculation = self.speculation, None
         if speculation is not None:
-            await speculation.recorded.wait()
-            await self._record_decision(speculation, speculation.evidence(self.config.fallback_ms))
-        await self._speech_ended(end, speculation)
+            self._record_decision(speculation, speculation.evidence(self.config.fallback_ms))
+        self._speech_ended(end, speculation)
 
-    async def _speech_ended(self, end: SpeechEnd, speculation: Speculation | None) -> None:
-        # Read before the write below lets later frames in.
+    def _speech_ended(self, end: SpeechEnd, speculation: Speculation | None) -> None:
         heard_at, clock = self._speech_end_at()
         now = self.session.now()
-        ended = await self.session.record(
+        ended = self.session.writer.hand(
             SpeechEnded(stream_ms=end.stream_ms, segment_ms=end.segment_ms)
         )
         endpointing_ms = self.frames * FRAME_MS - end.stream_ms
@@ -292,9 +290,12 @@ class CallerAudio:
         try:
             self.segments.put_nowait(segment)
         except asyncio.QueueFull:
-            await self.session.reject_input(
-                reason_kind="asr_busy", reason="speech recognition is behind; segment dropped"
-            )
+            self._reject("asr_busy", "speech recognition is behind; segment dropped")
+
+    def _reject(self, kind: str, reason: str) -> None:
+        """session.reject_input, handed to the writer."""
+        if not self.session.ended:
+            self.session.writer.hand(InputRejected(reason_kind=kind, reason=reason))
 
     async def _recognize_forever(self) -> None:
         with contextlib.suppress(RunClosed):
@@ -325,13 +326,13 @@ class CallerAudio:
             return
         if await self.barge.absorbs(transcript.text, segment.start_ms, segment.end.stream_ms):
             return  # a backchannel or the agent's own echo: never the caller's turn
-        self.on_turn(self._clock(segment, recognition_ms, now))
+        self.on_turn(self._clock(segment, await segment.ended, recognition_ms, now))
         # The segment as the lab heard it goes along, for an agent that listens for itself.
         await self.session.caller_says(transcript.text, source="asr", audio=segment.end.pcm)
 
-    def _clock(self, segment: Segment, recognition_ms: int, now: float) -> TurnClock:
+    def _clock(self, segment: Segment, ended: Event, recognition_ms: int, now: float) -> TurnClock:
         clock = TurnClock(
-            caller_event_id=segment.ended.id,
+            caller_event_id=ended.id,
             endpointing_ms=segment.endpointing_ms,
             recognition_ms=recognition_ms,
             transcript_at=now,

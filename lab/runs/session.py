@@ -42,7 +42,7 @@ from lab.runs.counters import RunCounters
 from lab.runs.external_tools import GatedToolBox
 from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.grading import TurnAuditor
-from lab.runs.log import Listener, RunClosed, RunLog
+from lab.runs.log import Listener, OrderedWriter, RunClosed, RunLog
 from lab.runs.reconciliation import reconcile
 from lab.runs.speaker import Speaker, VoiceOutput
 from lab.runs.speech import SpeechTimeline
@@ -93,6 +93,7 @@ class RunSession:
         self.run = run
         self.contract = contract
         self.log = RunLog(run, events)
+        self.writer = OrderedWriter(self.log, self._reacted)
         # Real audio plays in real time; only the typed channel's clock may be compressed.
         self.scale = 1.0 if run.channel == Channel.VOICE else settings.LAB_TIME_SCALE
         self.speaker = Speaker(record=self.record, now=self.now, scale=self.scale)
@@ -327,6 +328,8 @@ class RunSession:
         self.timeline.cut(self.now())
         for hook in self.before_end:
             await hook()
+        # Every event the caller's frames handed over is in the log and announced before this.
+        await self.writer.drain()
         await self.record(RunEnded(reason_kind=reason_kind, reason=reason))
         await database_sync_to_async(store.run_mark_ended)(run=self.run)
         if self.agent is not None:
@@ -383,10 +386,13 @@ class RunSession:
     async def record(self, payload: EventPayload) -> Event:
         """Append, persist and broadcast one event, then let the gate and the agent react."""
         event = await self.log.append(payload)
+        await self._reacted(event)
+        return event
+
+    async def _reacted(self, event: Event) -> None:
         await self.turns.react(event)
         async with self._changed:
             self._changed.notify_all()
-        return event
 
     @contextlib.asynccontextmanager
     async def working(self) -> AsyncIterator[None]:

@@ -89,12 +89,10 @@ class Speculation:
         silence_ms: int,
         agent: ScriptedAgent,
         at: float,
+        candidate: asyncio.Task[Event],
     ) -> None:
-        # The turn.candidate event, once recorded; `recorded` is set when that write is over.
-        self.candidate: Event | None = None
-        self.recorded = asyncio.Event()
-        # Why it was thrown away (the caller resumed), if it was.
-        self.discarded: str | None = None
+        # The turn.candidate event's write, its place in the log taken at the candidate.
+        self.candidate = candidate
         self.silence_ms = silence_ms
         self.started_at = at
         # Recognition begun earlier in this pause covers the same words (the pause added none).

@@ -56,8 +56,11 @@ class Session:
         self.cuts.extend((cut.utterance.event_id, at) for cut in self.timeline.cut(at))
 
 
-def started(event_id: str = "ev-start") -> Event:
-    return SimpleNamespace(id=event_id)  # type: ignore[return-value]
+def started(event_id: str = "ev-start") -> asyncio.Future[Event]:
+    """The vad.speech_started event as the frame path hands it over: written already."""
+    written: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+    written.set_result(SimpleNamespace(id=event_id))  # type: ignore[arg-type]
+    return written
 
 
 async def speak(barge: BargeIn, session: Session, mic: bytes, *, voiced_ms: int) -> None:
