@@ -7,6 +7,7 @@ with the words each gave, how often the short one was heard again, and the time 
 impaired phone lines.
 
 Run: nice .venv/bin/python -m benchmarks.bench_asr_window [--window-ms 15000] [--held-out]
+(--limit N: the first N segments only)
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--window-ms", type=int, default=15_000)
     parser.add_argument("--held-out", action="store_true")
+    parser.add_argument("--limit", type=int, default=None, help="the first N segments only")
     options = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
     import django
@@ -76,6 +78,7 @@ def main() -> None:
         ]
     else:
         found = voice_segments.scenario_segments()
+    found = found[: options.limit]
     asr.load_model()
     print(f"load average at start: {os.getloadavg()[0]:.1f}; {len(found)} segments")
     timings: dict[str, list[float]] = {"full": [], "short": []}
