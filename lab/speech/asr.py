@@ -74,8 +74,11 @@ def _model() -> WhisperModel:
 
 
 def load_model() -> WhisperModel:
-    """The process's one model; the lock stops two first callers loading it twice."""
+    """The process's one model (and, with a short window, its word tokens); the lock stops two
+    first callers loading it twice."""
     with _load_lock:
+        if settings.LAB_ASR_WINDOW_MS:
+            _word_tokens()
         return _model()
 
 
@@ -127,14 +130,15 @@ def _decode_short(
     )[0]
     tokens = result.sequences_ids[0]
     rows = [np.array(logits, dtype=np.float32) for logits in result.logits[0]]
-    words = _word_tokens(tokenizer, rows[0].size) if rows else np.zeros(0, dtype=bool)
+    words = _word_tokens()
     # Each step's lead over what would change the words: any other token where a word was
     # chosen, the likeliest word where punctuation or the end was (a word dropped is a change).
     margins = []
     for token, row in zip([*tokens, tokenizer.eot], rows, strict=False):
         chosen = float(row[token])
         row[token] = -np.inf
-        margins.append(chosen - float(row.max() if words[token] else row[words].max()))
+        is_word = token < words.size and words[token]
+        margins.append(chosen - float(row.max() if is_word else row[: words.size][words].max()))
     return tokenizer.decode(tokens).strip(), margins
 
 
@@ -144,13 +148,11 @@ def _tokenizer() -> Tokenizer:
 
 
 @functools.cache
-def _word_tokens(tokenizer: Tokenizer, vocabulary: int) -> np.ndarray:
-    """Which token ids write a letter or a digit (not punctuation, not a special token)."""
+def _word_tokens() -> np.ndarray:
+    """Which of the ids below the special tokens write a letter or a digit (about a second)."""
+    tokenizer = _tokenizer()
     return np.array(
-        [
-            token < tokenizer.eot and any(c.isalnum() for c in tokenizer.decode([token]))
-            for token in range(vocabulary)
-        ]
+        [any(c.isalnum() for c in tokenizer.decode([token])) for token in range(tokenizer.eot)]
     )
 
 
