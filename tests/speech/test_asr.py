@@ -53,13 +53,29 @@ def test_a_short_caller_line_is_heard_on_the_short_window_with_the_full_windows_
     settings: Any,
 ) -> None:
     settings.LAB_ASR_WINDOW_MS = 15_000  # the setting, off by default
-    pcm = synthesize("Actually, make that Thursday afternoon.")
+    # Every word of this line leads its runner-up by more than 3 logits on either window.
+    pcm = synthesize("Can I get my money back if I cancel?")
     short = asr.transcribe(pcm)
     settings.LAB_ASR_WINDOW_MS = 0
     full = asr.transcribe(pcm)
 
     assert (short.window_ms, full.window_ms) == (15_000, 30_000)
-    assert short.text == full.text == "Actually, make that Thursday afternoon."
+    assert short.text == full.text == "Can I get my money back if I cancel?"
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("window_ms", [20_000, 15_000])
+def test_a_day_that_is_a_near_tie_on_the_short_window_keeps_the_full_windows_words(
+    settings: Any, window_ms: int
+) -> None:
+    # On this machine's int8 encoder the 20 s and 15 s windows heard "to stay" for "Tuesday",
+    # with " to" 0.1-0.3 logits ahead; the full window heard "Tuesday", 0.65 ahead.
+    pcm = synthesize("I'd like Tuesday morning, please.")
+    settings.LAB_ASR_WINDOW_MS = window_ms
+    short = asr.transcribe(pcm)
+    settings.LAB_ASR_WINDOW_MS = 0
+
+    assert short.text == asr.transcribe(pcm).text
 
 
 @pytest.mark.models

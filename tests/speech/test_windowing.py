@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from lab.speech.windowing import FULL_WINDOW_FRAMES, looks_looped, token_budget, window_frames
+from lab.speech.windowing import (
+    FULL_WINDOW_FRAMES,
+    NEAR_TIE_LOGITS,
+    looks_looped,
+    near_tie,
+    token_budget,
+    window_frames,
+)
 
 
 def test_a_short_segment_gets_the_short_window() -> None:
@@ -53,3 +60,14 @@ def test_more_words_than_the_audio_could_hold_is_a_loop() -> None:
 
 def test_the_token_budget_grows_with_the_audio() -> None:
     assert token_budget(1_000) < token_budget(4_000) < 64
+
+
+def test_a_decode_with_one_step_close_to_its_runner_up_is_a_near_tie() -> None:
+    # "I'd like to stay morning": " to" led " Tuesday" by 0.07 on a 25 s window.
+    assert near_tie([9.1, 8.0, 7.4, 0.07, 5.0])
+    assert near_tie([NEAR_TIE_LOGITS - 0.01])
+
+
+def test_a_decode_whose_every_step_leads_clearly_is_not_a_near_tie() -> None:
+    assert not near_tie([NEAR_TIE_LOGITS, 3.5, 12.0])
+    assert not near_tie([])
