@@ -253,8 +253,8 @@ class RunSession:
     async def _tools_open(self) -> None:
         """An outside agent's MCP client reaches the run's tools through this session now, from
         any web process."""
-        if isinstance(self.turns, ExternalAgentTurns):
-            mcp_runs.LIVE.open(str(self.run.id), self.turns.toolbox)
+        if self.toolbox is not None:
+            mcp_runs.LIVE.open(str(self.run.id), self.toolbox)
             await RELAY.join(str(self.run.id))
 
     async def caller_says(
@@ -276,12 +276,9 @@ class RunSession:
         if source == "asr" and means is None:
             means, self.voiced_meaning = self.voiced_meaning, None
         async with self.working():
-            if isinstance(self.turns, ExternalAgentTurns):
-                await self.turns.caller_turn(
-                    text, source=source, arrived=arrived, means=means, audio=audio
-                )
-            else:  # the lab's own agent hears the words only, as it always has
-                await self.turns.caller_turn(text, source=source, arrived=arrived, audio=audio)
+            await self.turns.caller_turn(
+                text, source=source, arrived=arrived, means=means, audio=audio
+            )
 
     async def caller_types(self, text: str) -> None:
         """A line the caller typed: an acknowledgement over agent speech is a backchannel, as
@@ -317,8 +314,8 @@ class RunSession:
         if self._quiet is not None and self._quiet is not asyncio.current_task():
             self._quiet.cancel()
         self.tools.cancel()
-        if isinstance(self.turns, ExternalAgentTurns):
-            mcp_runs.LIVE.close(str(self.run.id), self.turns.toolbox)
+        if self.toolbox is not None:
+            mcp_runs.LIVE.close(str(self.run.id), self.toolbox)
 
     async def end(self, *, reason_kind: EndKind, reason: str) -> None:
         if self.ended:

@@ -28,6 +28,7 @@ from lab.runs.counters import RunCounters
 from lab.runs.retrieval import tenant_retriever
 from lab.runs.speaker import Speaker
 from lab.runs.tools import ToolCalls
+from lab.scenarios.meaning import CallerMeaning
 from lab.tools.authorization import Authorization
 
 Record = Callable[[EventPayload], Awaitable[Event]]
@@ -85,10 +86,16 @@ class AgentTurns:
         await self.drain()
 
     async def caller_turn(
-        self, text: str, *, source: CallerSource, arrived: float, audio: bytes | None = None
+        self,
+        text: str,
+        *,
+        source: CallerSource,
+        arrived: float,
+        means: CallerMeaning | None = None,
+        audio: bytes | None = None,
     ) -> None:
         """One final caller transcript: it cuts agent speech, is understood, and answered (the
-        lab's own agent reads the transcript, never the audio)."""
+        lab's own agent reads the transcript, never the audio or a script's meaning)."""
         async with self.lock:
             said = await self.record(CallerUtterance(text=text, source=source))
             await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
