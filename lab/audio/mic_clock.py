@@ -3,9 +3,10 @@
 Pure: stream positions and arrival times in, capture times out. A frame's stream position is
 continuous audio, so capture time is position plus an offset that holds until the client really
 pauses (or the path gets longer). The offset is the least delay seen (a frame never arrives before
-it was captured), so a loop that stalls and then takes a backlog in a burst shifts nothing: the
-burst's delays fall back to that floor. Only late frames that keep their lateness, arriving at the
-rate they were captured, are a pause; the offset then moves up, from the pause on.
+it was captured), so a loop that stalls and then takes a backlog in a burst, or falls behind and
+reads each frame later than the last, shifts nothing: the frames are still the audio they were.
+Only late frames that keep their lateness, arriving at the rate they were captured, are a pause;
+the offset then moves up, from the pause on.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from dataclasses import dataclass, field
 # Frames no later than this past the floor are on time: network jitter and a loop's slack.
 LATE_MS = 40
 # A run of late frames is read once it is this long: by then a backlog has been coming in faster
-# than real time (its delays fall back) or the lateness has held (a pause).
+# than real time (its delays fall back), a loop behind has read slower than it (they grow), or the
+# lateness has held (a pause).
 PAUSE_FRAMES = 8
-# In a backlog the run's second half arrives this much less late than its first, at least (half a
-# run of frames, each taken sooner than real time would deliver it).
-CATCH_UP_MS = 20
+# A pause holds its lateness: the least delays of each pair of frames in the run are this close
+# (a pair, so a frame read late now and then does not hide a pause). A clock's drift moves them by
+# a fraction of a millisecond; a loop catching up or falling behind by 5 ms a frame moves them
+# further, and so does the turn from falling behind to catching up.
+HOLD_MS = 15
 
 
 @dataclass
@@ -66,11 +70,11 @@ class MicClock:
         if len(self.late) < PAUSE_FRAMES:
             return False
         recent = [delay for _, delay in self.late[-PAUSE_FRAMES:]]
-        half = PAUSE_FRAMES // 2
-        return min(recent[half:]) > min(recent[:half]) - CATCH_UP_MS / 1000
+        pairs = [min(recent[index : index + 2]) for index in range(0, PAUSE_FRAMES, 2)]
+        return max(pairs) - min(pairs) <= HOLD_MS / 1000
 
     def _reanchor(self) -> None:
-        offset = min(delay for _, delay in self.late[-(PAUSE_FRAMES // 2) :])
+        offset = min(delay for _, delay in self.late[-PAUSE_FRAMES:])
         # The pause began at the first of the late frames none earlier than the new offset;
         # before those, a backlog still on the old one.
         first = len(self.late)

@@ -66,6 +66,19 @@ def test_a_burst_after_a_stall_shifts_no_capture_time(stall_ms: int, take_ms: in
     assert len(clock.anchors) == 1 and clock.settled
 
 
+@pytest.mark.parametrize("behind_ms", [5, 10, 30])
+def test_a_loop_falling_behind_shifts_no_capture_time(behind_ms: int) -> None:
+    # Each frame read `behind_ms` later than real time would, for two seconds, then a backlog.
+    captures = steady(300)
+    arrived = [c + min(index, 100) * behind_ms / 1000 for index, c in enumerate(captures)]
+    caught_up = arrivals(captures[100:], stalls={0: arrived[100] - captures[100]}, take_s=0.002)
+    arrived[100:] = caught_up
+    clock = MicClock()
+    errors = feed(clock, captures, arrived)
+    assert max(abs(e) for e in errors) < 1e-9
+    assert len(clock.anchors) == 1
+
+
 @pytest.mark.parametrize("pause_ms", [100, 300, 600, 2000])
 def test_a_client_that_pauses_is_followed_from_the_pause_on(pause_ms: int) -> None:
     # The mic is off for the pause: the next frame holds audio from after it, on the same stream.
