@@ -5,8 +5,9 @@ continuous audio, so capture time is position plus an offset that holds until th
 pauses (or the path gets longer). The offset is the least delay seen (a frame never arrives before
 it was captured), so a loop that stalls and then takes a backlog in a burst, or falls behind and
 reads each frame later than the last, shifts nothing: the frames are still the audio they were.
-Only late frames that keep their lateness, arriving at the rate they were captured, are a pause;
-the offset then moves up, from the pause on.
+Only late frames that keep the lateness they jumped to, arriving at the rate they were captured,
+are a pause; the offset then moves up, from the pause on. (Lateness that built up frame by frame
+and then held is a loop that fell behind and keeps pace there.)
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ class MicClock:
     keep_ms: int = 20_000
     # (first stream ms, offset s) from the oldest kept to the current one.
     anchors: list[tuple[int, float]] = field(default_factory=list)
-    # The late frames in a row just seen, (stream ms, delay s).
+    # The late frames in a row just seen, (stream ms, delay s), and the delay they last jumped to.
     late: list[tuple[int, float]] = field(default_factory=list)
+    late_from: float = 0.0
 
     def arrived(self, stream_ms: int, at: float) -> None:
         """The frame at `stream_ms` arrived at `at` (seconds on the reading clock)."""
@@ -49,6 +51,8 @@ class MicClock:
             self.anchors[-1] = (start, min(floor, delay))
             self.late.clear()
             return
+        if not self.late or delay - self.late[-1][1] > LATE_MS / 1000:
+            self.late_from = delay
         self.late.append((stream_ms, delay))
         if self._paused():
             self._reanchor()
@@ -71,7 +75,8 @@ class MicClock:
             return False
         recent = [delay for _, delay in self.late[-PAUSE_FRAMES:]]
         pairs = [min(recent[index : index + 2]) for index in range(0, PAUSE_FRAMES, 2)]
-        return max(pairs) - min(pairs) <= HOLD_MS / 1000
+        stepped = self.late_from >= min(pairs) - LATE_MS / 1000
+        return stepped and max(pairs) - min(pairs) <= HOLD_MS / 1000
 
     def _reanchor(self) -> None:
         offset = min(delay for _, delay in self.late[-PAUSE_FRAMES:])

@@ -79,6 +79,16 @@ def test_a_loop_falling_behind_shifts_no_capture_time(behind_ms: int) -> None:
     assert len(clock.anchors) == 1
 
 
+def test_a_loop_that_fell_behind_and_keeps_pace_there_is_no_pause() -> None:
+    # Read 30 ms later each frame for two seconds, then at real-time rate three seconds behind.
+    captures = steady(400)
+    arrived = [c + min(index, 100) * 0.03 for index, c in enumerate(captures)]
+    clock = MicClock()
+    errors = feed(clock, captures, arrived)
+    assert max(abs(e) for e in errors) < 1e-9
+    assert len(clock.anchors) == 1
+
+
 @pytest.mark.parametrize("pause_ms", [100, 300, 600, 2000])
 def test_a_client_that_pauses_is_followed_from_the_pause_on(pause_ms: int) -> None:
     # The mic is off for the pause: the next frame holds audio from after it, on the same stream.
