@@ -31,6 +31,7 @@ from lab.audio.echo import (
     has_caller,
 )
 from lab.audio.frames import FRAME_MS
+from lab.audio.mic_clock import MicClock
 from lab.events.types import CallerBackchannel, EchoIgnored, Event
 from lab.runs.log import RunClosed
 from lab.runs.surface import SpeakingRun
@@ -51,9 +52,6 @@ CALLER_SMEAR_MS = ECHO_WINDOW_MS - ECHO_EVERY_MS
 KEEP_S = 20.0
 # A turn's start (TT's segment) may include the VAD pre-roll before the speech start.
 START_SLACK_MS = 500
-# A frame was captured at its stream position plus the smallest delay among the last few: that
-# rides out network jitter and follows a client that paused its stream.
-TIMING_FRAMES = 5
 _HOPS_PER_FRAME = FRAME_MS // HOP_MS
 _LAG_HOPS = MAX_LAG_MS // HOP_MS
 
@@ -136,9 +134,10 @@ class BargeIn:
         self.overlaps: list[Overlap] = []
         self.playout = Playout()
         frames = round(KEEP_S * 1000 / FRAME_MS)
-        # (stream ms, voiced, envelope, when it was captured on the loop clock)
-        self.mic: deque[tuple[int, bool, Envelope, float]] = deque(maxlen=frames)
-        self.delays: deque[float] = deque(maxlen=TIMING_FRAMES)
+        # (stream ms, voiced, envelope); when each was captured, on the loop clock, is the mic
+        # clock's to say (it learns that from the frames' arrivals, and revises it at a pause).
+        self.mic: deque[tuple[int, bool, Envelope]] = deque(maxlen=frames)
+        self.mic_clock = MicClock(keep_ms=round(KEEP_S * 1000))
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- the hooks ------------------------------------------------------------------------------
@@ -160,9 +159,8 @@ class BargeIn:
 
     def frame(self, frame_pcm: bytes, voiced: bool, stream_ms: int) -> None:
         """One caller frame after VAD: count voiced speech over the agent and check for echo."""
-        self.delays.append(self.session.now() - stream_ms / 1000)
-        captured = stream_ms / 1000 + min(self.delays)
-        self.mic.append((stream_ms, voiced, envelope(frame_pcm), captured))
+        self.mic_clock.arrived(stream_ms, self.session.now())
+        self.mic.append((stream_ms, voiced, envelope(frame_pcm)))
         if not self.overlaps:
             return
         overlap = self.overlaps[-1]
@@ -217,7 +215,8 @@ class BargeIn:
     def _judge(self, overlap: Overlap) -> None:
         if overlap.interrupted:
             return
-        if overlap.voiced_ms >= overlap.next_check_ms:
+        # While the mic's timing is unread (late frames: a backlog or a pause?) the check waits.
+        if overlap.voiced_ms >= overlap.next_check_ms and self.mic_clock.settled:
             overlap.next_check_ms = overlap.voiced_ms + ECHO_EVERY_MS
             window = self._window()
             heard = overlap.echo and window is not None and has_caller(*window, overlap.echo_lag_ms)
@@ -249,11 +248,13 @@ class BargeIn:
         frames = list(self.mic)[-(ECHO_WINDOW_MS // FRAME_MS) :]
         if not frames or not self.playout.chunks:
             return None
-        mic = np.concatenate([env for _, _, env, _ in frames])
+        mic = np.concatenate([env for *_, env in frames])
         # Per frame, the agent's envelope from MAX_LAG_MS before its capture to its end.
         spans = [
-            self.playout.between(at - MAX_LAG_MS / 1000, _LAG_HOPS + _HOPS_PER_FRAME)
-            for *_, at in frames
+            self.playout.between(
+                self.mic_clock.captured(ms) - MAX_LAG_MS / 1000, _LAG_HOPS + _HOPS_PER_FRAME
+            )
+            for ms, *_ in frames
         ]
         candidates = np.array(
             [

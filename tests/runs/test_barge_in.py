@@ -63,17 +63,37 @@ def started(event_id: str = "ev-start") -> asyncio.Future[Event]:
     return written
 
 
-async def speak(barge: BargeIn, session: Session, mic: bytes, *, voiced_ms: int) -> None:
-    """Feed mic PCM frame by frame: the first `voiced_ms` are voiced, speech starts at once."""
+async def speak(
+    barge: BargeIn,
+    session: Session,
+    mic: bytes,
+    *,
+    voiced_ms: int,
+    arrivals: list[float] | None = None,
+) -> None:
+    """Feed mic PCM frame by frame: the first `voiced_ms` are voiced, speech starts at once.
+    Frame i reaches BargeIn `arrivals[i]` s after the first (default: every FRAME_MS)."""
+    start = session.clock
     for index, frame in enumerate(split_frames(mic)):
+        session.clock = start + (arrivals[index] if arrivals else index * FRAME_MS / 1000)
         stream_ms = 1000 + index * FRAME_MS
         voiced = index * FRAME_MS < voiced_ms
         barge.frame(frame.pcm, voiced, stream_ms)
         if index == 2:
             await barge.speech_started(started(), 1000)
-        session.clock += FRAME_MS / 1000
         await asyncio.sleep(0)
+    session.clock += FRAME_MS / 1000
     await barge.settled()
+
+
+def stalled(frames: int, stalls: dict[int, float], take_s: float = 0.002) -> list[float]:
+    """Arrivals of frames captured every FRAME_MS on a loop that stalls before frame i for
+    `stalls[i]` s, then takes the backlog one frame every `take_s`."""
+    out: list[float] = []
+    for index in range(frames):
+        at = index * FRAME_MS / 1000 + stalls.get(index, 0.0)
+        out.append(max(at, out[-1] + take_s) if out else at)
+    return out
 
 
 def kinds(session: Session) -> list[type]:
@@ -162,6 +182,51 @@ async def test_the_agents_own_voice_in_the_mic_is_echo_not_barge_in(delay_ms: in
     assert isinstance(ignored, EchoIgnored) and ignored.score >= 0.9
     assert await barge.absorbs("I have Tuesday at nine.", 940, 3000) is True
     assert session.interrupts == []
+
+
+# The loop stalls now and then (recognition or synthesis holding it) and then reads the backlog.
+STALLS = {15: 0.3, 40: 0.15, 60: 0.45, 85: 0.25, 120: 0.35}
+
+
+@pytest.mark.parametrize("delay_ms", [60, 240])
+async def test_the_agents_own_voice_read_in_bursts_after_stalls_is_still_echo(
+    delay_ms: int,
+) -> None:
+    echo = delayed(AGENT, delay_ms, 0.25, len(AGENT))
+    session, barge, mic = echo_session(echo, delay_ms)
+    await speak(barge, session, mic[: 32000 * 3], voiced_ms=3000, arrivals=stalled(150, STALLS))
+    assert session.interrupts == []
+    [ignored] = session.recorded
+    assert isinstance(ignored, EchoIgnored) and ignored.score >= 0.9
+    assert await barge.absorbs("I have Tuesday at nine.", 940, 4000) is True
+    assert session.interrupts == []
+
+
+@pytest.mark.parametrize("pause_ms", [100, 400])
+async def test_the_agents_own_voice_after_the_client_paused_its_mic_is_still_echo(
+    pause_ms: int,
+) -> None:
+    # The mic is off for the pause while the room plays on: the stream goes on with later audio.
+    echo = delayed(AGENT, 240, 0.25, len(AGENT))
+    skip = pause_ms * 16
+    mic = np.concatenate([echo[:16000], echo[16000 + skip :]])[: 16000 * 2]
+    arrivals = [
+        index * FRAME_MS / 1000 + (pause_ms / 1000 if index >= 50 else 0) for index in range(100)
+    ]
+    session, barge, pcm_mic = echo_session(mic, 240)
+    await speak(barge, session, pcm_mic, voiced_ms=2000, arrivals=arrivals)
+    assert session.interrupts == []
+    assert kinds(session) == [EchoIgnored]
+    assert await barge.absorbs("I have Tuesday at nine.", 940, 3000) is True
+
+
+async def test_a_caller_talking_over_the_echo_read_in_bursts_still_interrupts() -> None:
+    echo = delayed(AGENT, 120, 0.25, len(AGENT))
+    caller = np.concatenate([np.zeros(16000), speechlike(2.0, seed=11)])
+    session, barge, mic = echo_session(echo + caller[: len(echo)], 120)
+    await speak(barge, session, mic[: 32000 * 3], voiced_ms=3000, arrivals=stalled(150, STALLS))
+    assert session.interrupts == ["ev-start"]
+    assert EchoIgnored in kinds(session)
 
 
 async def test_a_caller_talking_over_the_echo_still_interrupts() -> None:

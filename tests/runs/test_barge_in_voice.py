@@ -17,9 +17,6 @@ from lab.speech import tts
 from tests.web.test_voice_consumer import SILENCE, Call, open_call
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
-# A stream that starts this much after the last one ended is a mic turned on again; anything
-# less is a loaded loop running late, and the mic's clock goes on from where it was.
-MIC_RESUME_S = 0.2
 
 
 class EchoingCall(Call):
@@ -45,11 +42,28 @@ class EchoingCall(Call):
         self.playout: list[tuple[str, float, np.ndarray]] = []
         self.play_end = 0.0
         self.counted = 0
-        # Where the mic's own clock is: the capture time of the next frame.
-        self.mic_at = 0.0
+        # Where the mic's own clock is: the capture time of the next frame. A browser's mic
+        # captures from the call's first frame on, whatever its page is doing: a loop that gets
+        # to sending late sends the frames it holds in a burst, it never skips audio.
+        self.mic_at: float | None = None
 
     async def pump(self, wait_s: float = 0.01) -> None:
         await super().pump(wait_s)
+        self._play()
+
+    def _take_sent(self) -> None:
+        """What the server has sent so far, taken without waiting (a late mic must hear the
+        agent audio sent before each frame's capture time, not only what a pump got to)."""
+        queue = self.communicator.output_queue
+        while not queue.empty():
+            message = queue.get_nowait()
+            if message.get("bytes") is not None:
+                self.audio.append(message["bytes"])
+            elif message.get("text") is not None:
+                self.html.append(message["text"])
+        self._play()
+
+    def _play(self) -> None:
         now = asyncio.get_running_loop().time()
         for data in self.audio[self.counted :]:
             utterance_id = data[1:9].decode().strip()
@@ -107,9 +121,10 @@ class EchoingCall(Call):
 
     async def stream(self, pcm: bytes) -> None:
         loop = asyncio.get_running_loop()
-        if loop.time() - self.mic_at > MIC_RESUME_S:
-            self.mic_at = loop.time()  # the mic was off (between calls), not late
+        if self.mic_at is None:
+            self.mic_at = loop.time()
         for frame in split_frames(pcm):
+            self._take_sent()
             # Each frame holds what the room sounded like at its own place on the mic's clock,
             # however late a loaded loop gets to send it: a real mic captures continuously and
             # delivers late frames in a burst. Mixing the echo in at the moment of sending
