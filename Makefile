@@ -70,10 +70,11 @@ typecheck: install
 	$(BIN)/mypy
 
 # The suite on TEST_WORKERS pytest-xdist processes: most of its wall time is waiting (voice calls
-# streamed in real time, browsers, servers starting), which the other process fills. A module
-# that must stay in one process is marked xdist_group; TEST_WORKERS=0 runs it in this process.
+# streamed in real time, browsers, servers starting), which the other process fills. Whole files
+# go to one process (tests/web/test_voice_scenarios.py plays its runs once per process that has
+# any of them); TEST_WORKERS=0 runs everything in this process.
 TEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test: db browser lint typecheck
 	$(PYTEST)

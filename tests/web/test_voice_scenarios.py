@@ -17,12 +17,9 @@ from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts, contract_get
 from lab.web.management.commands.runscenarios import play_headless
 
-# One module-scoped batch plays every run, so the module must stay on one xdist worker.
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.models,
-    pytest.mark.xdist_group("voice_scenarios"),
-]
+# One module-scoped batch plays every run, so the module must stay on one xdist worker
+# (make test distributes by file: --dist loadfile).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
 SCENARIOS = sorted(all_contracts())
 # Calls played at once: the lab serves several per process (docs/benchmarks.md holds 5 on two
