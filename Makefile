@@ -7,7 +7,7 @@ CHROMIUM := /usr/bin/chromium
 # make run PORT=8080 serves the lab on another loopback port.
 PORT ?= 8000
 
-.PHONY: run test lint typecheck install db browser bench bench-scale bench-side-by-side bench-voice clean cluster install-postgres test-scaled test-agents
+.PHONY: run test test-fast test-voice lint typecheck install db browser bench bench-scale bench-side-by-side bench-voice clean cluster install-postgres test-scaled test-agents
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -69,8 +69,23 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# The suite on TEST_WORKERS pytest-xdist processes: most of its wall time is waiting (voice calls
+# streamed in real time, browsers, servers starting), which the other process fills. Whole files
+# go to one process (tests/web/test_voice_scenarios.py plays its runs once per process that has
+# any of them); TEST_WORKERS=0 runs everything in this process.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
 test: db browser lint typecheck
-	$(BIN)/python -m pytest
+	$(PYTEST)
+
+# The iteration tier: every test but the real-model and browser ones (minutes, no Chromium).
+test-fast: install
+	$(PYTEST) -m "not models and not browser"
+
+# The voice tier: the tests that load the real ASR/TTS models (a few of them drive Chromium).
+test-voice: install browser
+	$(PYTEST) -m models
 
 # The pipecat pipeline that bench_side_by_side runs beside the lab lives in its own venv.
 PIPECAT_VENV := benchmarks/.pipecat-venv

@@ -52,7 +52,8 @@ def lab_server(tmp_path_factory) -> Iterator[str]:
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 30
+    # Generous: at a load of 20 on two cores daphne took over 30 s to start listening.
+    deadline = time.monotonic() + 120
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
