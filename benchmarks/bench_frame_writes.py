@@ -74,7 +74,7 @@ def _timed_frames() -> None:
     def timed_follow(self: OrderedWriter, stored: asyncio.Task[Any]) -> Any:
         task = asyncio.current_task()
         if task in _IN_FRAME:
-            _HANDING.add(task)  # type: ignore[arg-type]
+            _HANDING.add(task)
         start = time.perf_counter()
 
         def done(stored: asyncio.Task[Any]) -> None:
