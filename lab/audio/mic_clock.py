@@ -58,12 +58,22 @@ class MicClock:
             self._reanchor()
         del self.late[: -PAUSE_FRAMES * 4]
 
-    def captured(self, stream_ms: int) -> float:
-        """When the frame at `stream_ms` was captured (before any arrival: at its position)."""
-        offset = next((o for start, o in reversed(self.anchors) if start <= stream_ms), None)
+    def captured(self, stream_ms: int, *, last_pause: bool = True) -> float:
+        """When the frame at `stream_ms` was captured (before any arrival: at its position).
+
+        With `last_pause=False`, as if the latest pause were a backlog read at the rate it was
+        captured: the arrivals of the two look alike (a loop that reads no faster than real time).
+        """
+        anchors = self.anchors if last_pause else self.anchors[:-1]
+        offset = next((o for start, o in reversed(anchors) if start <= stream_ms), None)
         if offset is None:
-            offset = self.anchors[0][1] if self.anchors else 0.0
+            offset = anchors[0][1] if anchors else 0.0
         return stream_ms / 1000 + offset
+
+    @property
+    def paused(self) -> bool:
+        """Whether the clock has taken some late run for a pause."""
+        return len(self.anchors) > 1
 
     @property
     def settled(self) -> bool:

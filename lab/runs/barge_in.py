@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from lab.agent.backchannel import MAX_VOICED_MS, is_backchannel, words_beyond
 from lab.audio.echo import (
     HOP_MS,
+    LAG_SLACK_HOPS,
     MAX_LAG_MS,
     NO_MATCH,
     EchoMatch,
@@ -54,6 +56,8 @@ KEEP_S = 20.0
 START_SLACK_MS = 500
 _HOPS_PER_FRAME = FRAME_MS // HOP_MS
 _LAG_HOPS = MAX_LAG_MS // HOP_MS
+# A window read at the echo's shift is read this far either side of it.
+_SLACK_S = LAG_SLACK_HOPS * HOP_MS / 1000
 
 
 @dataclass
@@ -69,10 +73,11 @@ class Overlap:
     started_at: float
     voiced_ms: int = 0
     next_check_ms: int = ECHO_FIRST_MS
-    # Taken for the agent's echo (found at echo_lag_ms, recorded once) until a window shows a
-    # caller over it.
+    # Taken for the agent's echo (recorded once) until a window shows a caller over it. The mic
+    # frame at stream second s holds the agent audio played at s + echo_shift_s: capture offset
+    # less the echo's lag, so it holds however the mic's clock is read.
     echo: bool = False
-    echo_lag_ms: int = 0
+    echo_shift_s: float = 0.0
     # Checks in a row that heard more than the echo: CALLER_CHECKS of them end the echo.
     caller_checks: int = 0
     # Guarded, a caller heard over the echo: the first and latest checks that heard them.
@@ -218,8 +223,7 @@ class BargeIn:
         # While the mic's timing is unread (late frames: a backlog or a pause?) the check waits.
         if overlap.voiced_ms >= overlap.next_check_ms and self.mic_clock.settled:
             overlap.next_check_ms = overlap.voiced_ms + ECHO_EVERY_MS
-            window = self._window()
-            heard = overlap.echo and window is not None and has_caller(*window, overlap.echo_lag_ms)
+            match, shift, heard = self._check(overlap)
             overlap.caller_checks = overlap.caller_checks + 1 if heard else 0
             if heard and overlap.caller_first_ms is not None:
                 overlap.caller_last_ms = overlap.voiced_ms
@@ -234,26 +238,54 @@ class BargeIn:
             if overlap.caller_over_echo_ms > self.bound_ms:
                 self._spawn(self._interrupt(overlap))
                 return
-            match = echo_match(*window) if window is not None else NO_MATCH
             if match.is_echo:
                 if not overlap.echo:
                     self._spawn(self._record_echo(overlap, match))
                 # Followed as it wanders with the network's jitter.
-                overlap.echo, overlap.echo_lag_ms = True, match.lag_ms
+                overlap.echo, overlap.echo_shift_s = True, shift
         if overlap.voiced_ms > self.bound_ms and not overlap.echo:
             self._spawn(self._interrupt(overlap))
 
-    def _window(self) -> tuple[Envelope, Envelope] | None:
-        """The last ECHO_WINDOW_MS of mic audio, and what the agent played then at each lag."""
+    def _check(self, overlap: Overlap) -> tuple[EchoMatch, float, bool]:
+        """The window's echo match and its shift, and whether it heard a caller over the echo.
+
+        Where the mic's clock took a late run for a pause, the window is also read as if that run
+        were a backlog (their arrivals can look alike): speech either reading explains as echo is
+        not the caller's.
+        """
+        heard = False
+        if overlap.echo:
+            at_echo = self._window(lambda ms: ms / 1000 + overlap.echo_shift_s + _SLACK_S)
+            heard = at_echo is not None and has_caller(*at_echo, LAG_SLACK_HOPS * HOP_MS)
+        readings: list[tuple[EchoMatch, float]] = []
+        for last_pause in (True, False) if self.mic_clock.paused else (True,):
+            captured = partial(self.mic_clock.captured, last_pause=last_pause)
+            if (window := self._window(captured)) is None:
+                continue
+            match = echo_match(*window)
+            last_ms = self.mic[-1][0]
+            readings.append((match, captured(last_ms) - last_ms / 1000 - match.lag_ms / 1000))
+        echoes = [reading for reading in readings if reading[0].is_echo]
+        shift_now = readings[0][1] if readings else 0.0
+        if echoes:
+            # The echo path's delay wanders, it does not jump: the reading nearest the shift
+            # the echo was followed at is the one that read the clock right.
+            near = overlap.echo_shift_s if overlap.echo else shift_now
+            match, shift = min(echoes, key=lambda r: abs(r[1] - near))
+            return match, shift, False
+        match, shift = max(readings, key=lambda r: r[0].score, default=(NO_MATCH, 0.0))
+        return match, shift, heard
+
+    def _window(self, lag_zero: Callable[[int], float]) -> tuple[Envelope, Envelope] | None:
+        """The last ECHO_WINDOW_MS of mic audio, and what the agent played at each lag before
+        `lag_zero` of each frame's stream position."""
         frames = list(self.mic)[-(ECHO_WINDOW_MS // FRAME_MS) :]
         if not frames or not self.playout.chunks:
             return None
         mic = np.concatenate([env for *_, env in frames])
-        # Per frame, the agent's envelope from MAX_LAG_MS before its capture to its end.
+        # Per frame, the agent's envelope from MAX_LAG_MS before its lag zero to its end.
         spans = [
-            self.playout.between(
-                self.mic_clock.captured(ms) - MAX_LAG_MS / 1000, _LAG_HOPS + _HOPS_PER_FRAME
-            )
+            self.playout.between(lag_zero(ms) - MAX_LAG_MS / 1000, _LAG_HOPS + _HOPS_PER_FRAME)
             for ms, *_ in frames
         ]
         candidates = np.array(

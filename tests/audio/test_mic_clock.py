@@ -86,7 +86,7 @@ def test_a_loop_that_fell_behind_and_keeps_pace_there_is_no_pause() -> None:
     clock = MicClock()
     errors = feed(clock, captures, arrived)
     assert max(abs(e) for e in errors) < 1e-9
-    assert len(clock.anchors) == 1
+    assert len(clock.anchors) == 1 and not clock.paused
 
 
 @pytest.mark.parametrize("pause_ms", [100, 300, 600, 2000])
@@ -101,6 +101,13 @@ def test_a_client_that_pauses_is_followed_from_the_pause_on(pause_ms: int) -> No
     for index, capture in enumerate(captures):
         assert clock.captured(index * FRAME_MS) == pytest.approx(capture, abs=1e-9)
     assert [start for start, _ in clock.anchors] == [0, 100 * FRAME_MS]
+    # The other reading of those frames, a backlog read as slowly as it was captured: the offset
+    # from before the pause.
+    assert clock.paused
+    for index in range(100, 300):
+        assert clock.captured(index * FRAME_MS, last_pause=False) == pytest.approx(
+            captures[index] - pause_ms / 1000, abs=1e-9
+        )
 
 
 def test_a_pause_read_on_a_loaded_loop_is_followed_from_the_pause_on() -> None:

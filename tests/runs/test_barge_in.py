@@ -202,6 +202,44 @@ async def test_the_agents_own_voice_read_in_bursts_after_stalls_is_still_echo(
     assert session.interrupts == []
 
 
+def drained(frames: int, *, at: int, late_s: float, held: int) -> list[float]:
+    """Arrivals on a loop that stalls `late_s` before frame `at` and then reads the backlog no
+    faster than it was captured for `held` frames (which looks like a pause), then catches up."""
+    out: list[float] = []
+    for index in range(frames):
+        captured = index * FRAME_MS / 1000
+        if index < at + held:
+            out.append(captured + (late_s if index >= at else 0.0))
+        else:
+            out.append(max(captured, out[-1] + 0.01))
+    return out
+
+
+@pytest.mark.parametrize("delay_ms", [60, 240])
+@pytest.mark.parametrize("late_s", [0.15, 0.3, 0.5])
+async def test_the_agents_own_voice_read_as_slowly_as_it_was_captured_is_still_echo(
+    delay_ms: int, late_s: float
+) -> None:
+    # The late run looks like a pause to the mic's clock, but the audio never stopped.
+    echo = delayed(AGENT, delay_ms, 0.25, len(AGENT))
+    session, barge, mic = echo_session(echo, delay_ms)
+    arrivals = drained(150, at=20, late_s=late_s, held=40)
+    await speak(barge, session, mic[: 32000 * 3], voiced_ms=3000, arrivals=arrivals)
+    assert barge.mic_clock.paused
+    assert session.interrupts == []
+    assert await barge.absorbs("I have Tuesday at nine.", 940, 4000) is True
+    assert session.interrupts == []
+
+
+async def test_a_caller_over_the_echo_read_as_slowly_as_it_was_captured_still_interrupts() -> None:
+    echo = delayed(AGENT, 120, 0.25, len(AGENT))
+    caller = np.concatenate([np.zeros(16000), speechlike(2.0, seed=11)])
+    session, barge, mic = echo_session(echo + caller[: len(echo)], 120)
+    arrivals = drained(150, at=20, late_s=0.3, held=40)
+    await speak(barge, session, mic[: 32000 * 3], voiced_ms=3000, arrivals=arrivals)
+    assert session.interrupts == ["ev-start"]
+
+
 @pytest.mark.parametrize("pause_ms", [100, 400])
 async def test_the_agents_own_voice_after_the_client_paused_its_mic_is_still_echo(
     pause_ms: int,
