@@ -266,12 +266,14 @@ class BargeIn:
             last_ms = self.mic[-1][0]
             readings.append((match, captured(last_ms) - last_ms / 1000 - match.lag_ms / 1000))
         echoes = [reading for reading in readings if reading[0].is_echo]
-        shift_now = readings[0][1] if readings else 0.0
         if echoes:
             # The echo path's delay wanders, it does not jump: the reading nearest the shift
             # the echo was followed at is the one that read the clock right.
-            near = overlap.echo_shift_s if overlap.echo else shift_now
-            match, shift = min(echoes, key=lambda r: abs(r[1] - near))
+            match, shift = (
+                min(echoes, key=lambda r: abs(r[1] - overlap.echo_shift_s))
+                if overlap.echo
+                else echoes[0]
+            )
             return match, shift, False
         match, shift = max(readings, key=lambda r: r[0].score, default=(NO_MATCH, 0.0))
         return match, shift, heard
