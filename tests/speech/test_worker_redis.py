@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -101,6 +102,15 @@ def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Any]:
         worker.wait()
 
 
+def _freeze(process: subprocess.Popen[bytes]) -> None:
+    """Stop `process` and return once the kernel reports it stopped, not merely signalled."""
+    process.send_signal(signal.SIGSTOP)
+    stat = Path(f"/proc/{process.pid}/stat")
+    # The state follows the command's parenthesised name, which may itself hold spaces.
+    while stat.read_text().rpartition(")")[2].split()[0] != "T":
+        time.sleep(0.001)
+
+
 async def test_a_worker_process_answers_and_one_killed_mid_request_is_covered_by_another(
     redis_url, start_worker
 ):
@@ -111,17 +121,34 @@ async def test_a_worker_process_answers_and_one_killed_mid_request_is_covered_by
     workers = Workers(layer, in_flight=2, timeout_s=15)
     try:
         first = start_worker()
-        pcm = await warming.synthesize(LINE)
+        # Queue keys as channels_redis names them (prefix and channel, no separator). The worker is
+        # still warming and takes nothing yet, so this request must be seen waiting: a wait below
+        # on a misnamed key would pass at once, killing a worker that had taken nothing.
+        tts_queue, asr_queue = (layer.prefix + SPEECH_CHANNELS[kind] for kind in ("tts", "asr"))
+        synthesizing = asyncio.ensure_future(warming.synthesize(LINE))
+        async with asyncio.timeout(10):
+            while not queue.zcard(tts_queue):  # noqa: ASYNC110 -- another process's state
+                await asyncio.sleep(0.005)
+        pcm = await synthesizing
         heard = await warming.recognize(pcm + bytes(16_000), AsrOptions())
         assert "tuesday" in heard.text.lower()
 
-        layer.asked, long_pcm = 0, (pcm + bytes(8_000)) * 3
+        layer.asked, long_pcm = 0, (pcm + bytes(8_000)) * 4
         layer.sent.clear()
         recognizing = asyncio.ensure_future(workers.recognize(long_pcm, AsrOptions()))
         await layer.sent.wait()
-        # The request has left Redis: the first worker holds it. Kill it mid-recognition.
-        while queue.zcard(f"asgi:{SPEECH_CHANNELS['asr']}"):  # noqa: ASYNC110 -- another process's state
-            await asyncio.sleep(0.01)
+        while queue.zcard(asr_queue):  # noqa: ASYNC110 -- another process's state
+            await asyncio.sleep(0.005)
+        # The first worker has taken the request. channels_redis also keeps an in-flight copy
+        # until the worker's receive returns, which the next receiver would put back: the worker
+        # dies only frozen where that copy is gone, holding the request in its memory alone.
+        _freeze(first)
+        while queue.zcard(f"{asr_queue}$inflight"):
+            first.send_signal(signal.SIGCONT)
+            await asyncio.sleep(0.005)
+            _freeze(first)
+        await asyncio.sleep(0.5)  # an answer it had already sent would have reached the inbox
+        assert not recognizing.done()  # else the first worker answered and nothing was covered
         first.kill()
         first.wait()
         start_worker()
