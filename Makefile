@@ -7,7 +7,7 @@ CHROMIUM := /usr/bin/chromium
 # make run PORT=8080 serves the lab on another loopback port.
 PORT ?= 8000
 
-.PHONY: run test test-fast test-voice lint typecheck install db browser bench bench-scale bench-side-by-side bench-voice clean cluster install-postgres test-scaled test-agents
+.PHONY: run test test-fast test-voice lint typecheck install db browser redis bench bench-scale bench-side-by-side bench-voice clean cluster install-postgres test-scaled test-agents
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -76,7 +76,12 @@ typecheck: install
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
-test: db browser lint typecheck
+# The speech-worker tests start a real redis-server: Debian's, installed when missing (as root,
+# like the browser).
+redis: install
+	$(BIN)/python -c 'from lab.cluster.packages import ensure; ensure("redis-server")'
+
+test: db browser redis lint typecheck
 	$(PYTEST)
 
 # The iteration tier: every test but the real-model and browser ones (minutes, no Chromium).
@@ -84,7 +89,7 @@ test-fast: install
 	$(PYTEST) -m "not models and not browser"
 
 # The voice tier: the tests that load the real ASR/TTS models (a few of them drive Chromium).
-test-voice: install browser
+test-voice: install browser redis
 	$(PYTEST) -m models
 
 # The pipecat pipeline that bench_side_by_side runs beside the lab lives in its own venv.
