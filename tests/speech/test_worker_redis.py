@@ -106,8 +106,10 @@ def _freeze(process: subprocess.Popen[bytes]) -> None:
     """Stop `process` and return once the kernel reports it stopped, not merely signalled."""
     process.send_signal(signal.SIGSTOP)
     stat = Path(f"/proc/{process.pid}/stat")
+    deadline = time.monotonic() + 10
     # The state follows the command's parenthesised name, which may itself hold spaces.
     while stat.read_text().rpartition(")")[2].split()[0] != "T":
+        assert time.monotonic() < deadline, f"the worker did not stop: {stat.read_text()}"
         time.sleep(0.001)
 
 
