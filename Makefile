@@ -58,7 +58,7 @@ cluster: install-postgres
 # multi-process tests (tests/cluster, with a real speech worker). .ci/run runs it after make test.
 SCALED_TESTS ?= tests/events tests/runs tests/tools tests/audit tests/config tests/accounts \
 	tests/web/test_consumer.py tests/web/test_live_sockets.py tests/web/test_lease_processes.py \
-	tests/web/test_ownership.py tests/alerts/test_claims.py tests/agents/test_mcp_relay.py
+	tests/web/test_ownership.py tests/alerts/test_claims.py tests/connectors/test_mcp_relay.py
 test-scaled: install-postgres
 	$(BIN)/python -m lab.cluster backing -- sh -c '$(BIN)/python -m pytest -m "not browser and not models" $(SCALED_TESTS) && $(BIN)/python -m pytest tests/cluster'
 
@@ -111,7 +111,7 @@ bench-scale: install-postgres
 # The outside-agent connectors end to end: the reference pipecat bot needs the pipecat venv, which
 # `make test` does not build (its tests skip there without it).
 test-agents: install $(PIPECAT_STAMP)
-	$(BIN)/python -m pytest -m pipecat tests/agents
+	$(BIN)/python -m pytest -m pipecat tests/connectors
 
 bench-side-by-side: install $(PIPECAT_STAMP)
 	$(BIN)/python -m benchmarks.bench_side_by_side

@@ -32,7 +32,7 @@ django.setup()
 from channels.db import database_sync_to_async  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from lab.agents.registry import AgentSpec  # noqa: E402
+from lab.connectors.registry import AgentSpec  # noqa: E402
 from lab.events import store  # noqa: E402
 from lab.events.types import AgentUtterance, CallerUtterance, Channel, Event, Mode  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
@@ -100,7 +100,7 @@ def main() -> None:
         os.environ["LAB_AGENT_STREAM"] = "0"
     call_command("migrate", verbosity=0)
     server = subprocess.Popen(
-        [sys.executable, "-m", "lab.agents.reference.openai_server", "--port", "0"],
+        [sys.executable, "-m", "lab.reference_agents.openai_server", "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
     )

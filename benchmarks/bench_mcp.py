@@ -32,7 +32,7 @@ django.setup()
 from channels.db import database_sync_to_async  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from lab.agents.interface import (  # noqa: E402
+from lab.connectors.interface import (  # noqa: E402
     AgentIdentity,
     AgentOutput,
     CallerTurn,
@@ -40,13 +40,13 @@ from lab.agents.interface import (  # noqa: E402
     ToolCall,
     TurnFinished,
 )
-from lab.agents.mcp_access import mcp_token_issue  # noqa: E402
+from lab.connectors.mcp_access import mcp_token_issue  # noqa: E402
 from lab.events.types import Channel, Mode  # noqa: E402
 from lab.runs.external_turns import ExternalAgentTurns  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
 from lab.runs.session import RunSession  # noqa: E402
 from lab.scenarios.catalog import contract_get  # noqa: E402
-from tests.agents.mcp_serving import lab_served, mcp_session, mcp_url  # noqa: E402
+from tests.connectors.mcp_serving import lab_served, mcp_session, mcp_url  # noqa: E402
 
 # The gate answers one read per request, so each call follows a new caller request.
 REQUESTS = (

@@ -23,13 +23,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lab.agent.setup import calendar_week
-from lab.agents.interface import CallerTurn, ToolCall, ToolResult, TurnFinished
-from lab.agents.openai_chat import OpenAIChatAgent
-from lab.agents.pipecat_eval import PipecatEvalAgent
-from lab.agents.reference.replay import replay
-from lab.agents.tool_specs import offered_specs
+from lab.connectors.interface import CallerTurn, ToolCall, ToolResult, TurnFinished
+from lab.connectors.openai_chat import OpenAIChatAgent
+from lab.connectors.pipecat_eval import PipecatEvalAgent
+from lab.connectors.tool_specs import offered_specs
 from lab.events.types import Action
+from lab.reference_agents.replay import replay
+from lab.scripted.setup import calendar_week
 
 ROOT = Path(__file__).resolve().parents[1]
 PIPECAT_PYTHON = ROOT / "benchmarks" / ".pipecat-venv" / "bin" / "python"
@@ -104,7 +104,7 @@ def _ms(values: list[float]) -> str:
 
 async def main(conversations: int) -> None:
     server = _start(
-        [sys.executable, "-m", "lab.agents.reference.openai_server", "--port", "18971"],
+        [sys.executable, "-m", "lab.reference_agents.openai_server", "--port", "18971"],
         "listening on",
     )
     bot = None

@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from datetime import time as clock
 from typing import Any
 
-from lab.agent.setup import calendar_week
-from tests.agent.phrasebook import Entry, load, load_heldout
+from lab.scripted.setup import calendar_week
+from tests.language.phrasebook import Entry, load, load_heldout
 
 TIME_KEYS = ("time", "around", "after", "before")
 Reading = dict[str, str | int | None]

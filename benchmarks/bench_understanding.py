@@ -13,7 +13,15 @@ import time
 from collections import defaultdict
 
 from lab.events.types import Confirmation
-from tests.agent.phrasebook import OUTCOMES, STEPS, Judgement, confusion, judge, load, load_heldout
+from tests.language.phrasebook import (
+    OUTCOMES,
+    STEPS,
+    Judgement,
+    confusion,
+    judge,
+    load,
+    load_heldout,
+)
 
 
 def report(title: str, judgements: list[Judgement], *, show_misses: bool = True) -> None:

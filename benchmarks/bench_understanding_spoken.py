@@ -21,7 +21,7 @@ import numpy as np
 
 from lab.audio.frames import SAMPLE_RATE, split_frames
 from lab.audio.vad import Endpointer, SpeechEnd
-from tests.agent.phrasebook import STEPS, Entry, Judgement, judge, load
+from tests.language.phrasebook import STEPS, Entry, Judgement, judge, load
 
 # Piper length scales: below 1 speaks faster, above 1 slower.
 SPEEDS = (0.8, 1.25)

@@ -38,11 +38,11 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 from benchmarks.voice_aims import CALLS_P95_MS, calls_held, capacity_aim, pct  # noqa: E402
-from lab.agent.fixed_lines import fixed_lines  # noqa: E402
 from lab.events import store  # noqa: E402
 from lab.events.types import Channel, Event, Mode, Transcribed, TurnLatency  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
 from lab.scenarios.catalog import all_contracts  # noqa: E402
+from lab.scripted.fixed_lines import fixed_lines  # noqa: E402
 from lab.speech import asr, service, smart_turn, tts  # noqa: E402
 from lab.speech.protocol import AsrOptions  # noqa: E402
 from lab.web.management.commands.runscenarios import play_headless  # noqa: E402

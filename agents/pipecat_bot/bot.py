@@ -4,7 +4,7 @@ benchmarks/.pipecat-venv/bin/python agents/pipecat_bot/bot.py --host 127.0.0.1 -
     --llm-url http://127.0.0.1:PORT/v1
 serves pipecat's development runner (`/ws` takes the eval harness, and the lab as one); each
 session is an `OpenAILLMService` pointed at the lab's reference OpenAI-compatible server
-(lab/agents/reference/openai_server.py) with the sandbox tools as pipecat function handlers.
+(lab/reference_agents/openai_server.py) with the sandbox tools as pipecat function handlers.
 The handlers answer from the lab's fixture tables (fixtures/*.json), kept per session, so the
 bot runs its own tools as a team's bot would: the lab only observes the calls. With --audio it
 also hears and speaks for itself, on the models the lab bundles (nothing downloads): Silero VAD

@@ -31,8 +31,8 @@ class ConnectorRule:
     example: str = ""
 
 
-# The connectors lab.agents.registry ships. MCP is no connector: an outside agent reached through
-# one of these calls the run's tools over MCP with the token its run page issues.
+# The connectors lab.connectors.registry ships. MCP is no connector: an outside agent reached
+# through one of these calls the run's tools over MCP with the token its run page issues.
 CONNECTORS: dict[str, ConnectorRule] = {
     SCRIPTED: ConnectorRule("the lab's scripted agent", {}),
     "openai": ConnectorRule(

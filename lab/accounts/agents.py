@@ -13,9 +13,9 @@ from lab.accounts.access import role_in
 from lab.accounts.agent_targets import CONNECTORS, SCRIPTED, endpoint_check
 from lab.accounts.models import Agent, Membership
 from lab.accounts.roles import Role, can_act
-from lab.agents.pinning import AddressRefused, Resolve
-from lab.agents.registry import AgentSpec, ConnectorUnavailable, check_connector
 from lab.alerts.targets import Target, TargetRefused, origin_of
+from lab.connectors.pinning import AddressRefused, Resolve
+from lab.connectors.registry import AgentSpec, ConnectorUnavailable, check_connector
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def agent_target_check(connector: str, url: str, *, resolved: bool) -> Target | 
 
 def checked_resolver(connector: str, endpoint: str) -> Resolve:
     """How a tenant's agent's connector resolves its host: the registered URL checked anew at
-    each connection, answering only the addresses that passed (lab.agents.pinning)."""
+    each connection, answering only the addresses that passed (lab.connectors.pinning)."""
 
     def resolve(host: str, port: int) -> list[str]:
         try:

@@ -38,7 +38,7 @@ class Agent(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="agents")
     slug = models.SlugField(max_length=64)
     name = models.CharField(max_length=200, blank=True)
-    # How runs reach it (lab.agents.registry) and where; the URL follows the alert webhooks'
+    # How runs reach it (lab.connectors.registry) and where; the URL follows the alert webhooks'
     # target rules (lab.accounts.agent_targets), checked on save and when a run connects.
     connector = models.CharField(
         max_length=32, choices=[(c, c) for c in CONNECTORS], default=SCRIPTED

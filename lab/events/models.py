@@ -47,7 +47,7 @@ class Run(models.Model):
     owner_hash = models.CharField(max_length=64)
     share_hash = models.CharField(max_length=64, null=True, blank=True, unique=True)
     # SHA-256 of the bearer token that opens the run's sandboxed tools over MCP, until it ends
-    # (lab/agents/mcp_access.py).
+    # (lab/connectors/mcp_access.py).
     mcp_hash = models.CharField(max_length=64, null=True, blank=True, unique=True)
     # A signed-in starter also owns the run, so it follows them to any browser they sign in from.
     owner_user = models.ForeignKey(

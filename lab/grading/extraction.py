@@ -10,7 +10,6 @@ import re
 from bisect import bisect_right
 from dataclasses import replace
 
-from lab.agent.numbers import Reading, Token, tokenize
 from lab.facts.schema import ConstraintList, Service
 from lab.grading import phrases as ph
 from lab.grading.claims import (
@@ -38,6 +37,7 @@ from lab.grading.schema import Category, Verdict
 from lab.grading.sentences import FILLER, GREETING
 from lab.grading.timing import availability_claims, hours_claims
 from lab.grading.unchecked import UNCHECKED, uncovered
+from lab.language.numbers import Reading, Token, tokenize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$(\[])|\n+")
 _FREE_SLOT = re.compile(r"\b(?:is|are)\s+(?:still\s+)?free\b")

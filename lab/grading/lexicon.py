@@ -1,7 +1,7 @@
 """Reading the values an agent sentence names: amounts, percentages, durations, clock times, days.
 
 Pure. Amounts, numbers and times told against the hour come from the one reader the caller's
-understanding uses too (lab.agent.amounts, .numbers, .times); this module adds what an agent
+understanding uses too (lab.language.amounts, .numbers, .times); this module adds what an agent
 says about a business and a caller does not: opening times, day ranges, notice periods and
 refund windows. Each value keeps the tokens it was read from, so each is read once.
 """
@@ -12,16 +12,16 @@ import re
 from dataclasses import dataclass
 from typing import TypeVar
 
-from lab.agent.amounts import decimal_cents, read_amount
-from lab.agent.numbers import (
+from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
+from lab.language.amounts import decimal_cents, read_amount
+from lab.language.numbers import (
     Reading,
     Spoken,
     Token,
     read_number,
     tokenize,
 )
-from lab.agent.times import read_relative_time
-from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
+from lab.language.times import read_relative_time
 
 _DAY_WORDS: dict[str, Weekday] = DAY_NAMES | {f"{day}s": day for day in WEEKDAYS}
 _RANGE_WORDS = frozenset({"to", "through", "thru", "till", "til", "until"})

@@ -1,7 +1,7 @@
 """Which numbers in one clause are prices, and which pairs are ranges: the grader's decisions.
 
 Pure. How spoken amounts compose ("one forty-nine", "eighty-five fifty", "twelve dollars fifty")
-is read by lab.agent.amounts, the reader the caller's understanding uses too; this module decides
+is read by lab.language.amounts, the reader the caller's understanding uses too; this module decides
 that a bare number is a price only where the clause talks money and the number counts nothing
 else (years, people, an age, an order number), and reads "between 80 and 100" as a range.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lab.agent.amounts import read_dollars_and_cents
-from lab.agent.numbers import Reading, Token
 from lab.grading.lexicon import Values
+from lab.language.amounts import read_dollars_and_cents
+from lab.language.numbers import Reading, Token
 
 PRICE_CUE = re.compile(
     r"\b(?:costs?|price[ds]?|pricing|charge[sd]?|runs?|running|pay|paying|fee|rate|quote[ds]?|"

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.utils import timezone
 
-from lab.agent.dialogue import AGENT_VERSION
 from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Event, Mode, RunStarted, TurnGraded
@@ -27,6 +26,7 @@ from lab.reports.signing import key_id, public_key_from_pem, public_key_pem
 from lab.reports.verification import Verification, verify_report
 from lab.runs.retrieval import tenant_constraints
 from lab.scenarios.catalog import canonical_contracts, contract_get
+from lab.scripted.dialogue import AGENT_VERSION
 
 
 class ReportUnavailable(Exception):

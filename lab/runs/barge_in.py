@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from lab.agent.backchannel import MAX_VOICED_MS, is_backchannel, words_beyond
 from lab.audio.echo import (
     HOP_MS,
     LAG_SLACK_HOPS,
@@ -35,6 +34,7 @@ from lab.audio.echo import (
 from lab.audio.frames import FRAME_MS
 from lab.audio.mic_clock import MicClock
 from lab.events.types import CallerBackchannel, EchoIgnored, Event
+from lab.language.backchannel import MAX_VOICED_MS, is_backchannel, words_beyond
 from lab.runs.log import RunClosed
 from lab.runs.surface import SpeakingRun
 

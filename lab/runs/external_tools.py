@@ -14,10 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lab.agent.steps import Lookup
-from lab.agents.interface import ToolCall, ToolResult
-from lab.agents.referee import Referee
-from lab.agents.tool_specs import TOOL_SPECS, ToolSpec, offered_specs
+from lab.connectors.interface import ToolCall, ToolResult
+from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, offered_specs
 from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (
@@ -39,8 +37,10 @@ from lab.events.types import (
     ToolCallObserved,
 )
 from lab.policy.gate import GateState
+from lab.referee.referee import Referee
 from lab.runs.counters import RunCounters
 from lab.runs.tools import Commitment, ToolCalls
+from lab.scripted.steps import Lookup
 from lab.tools.authorization import Authorization
 
 Record = Callable[[EventPayload], Awaitable[Event]]

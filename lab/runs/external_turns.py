@@ -1,6 +1,6 @@
 """The turn loop for an agent the lab did not write: caller turns to it, what it does recorded.
 
-The referee (lab/agents/referee.py) records what the scripted agent's own steps would: the
+The referee (lab/referee/referee.py) records what the scripted agent's own steps would: the
 caller's turns understood (a scripted line as its contract says it is meant) and revised, the
 agent's readbacks as proposals, its commits resting on them; the agent's tool calls go through
 the run's GatedToolBox. Each turn has a deadline, and a fault (or a missed deadline) is recorded
@@ -15,10 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from django.conf import settings
 
-from lab.agent.answers import Retrieve, retrieve, wants_retrieval
-from lab.agent.setup import calendar_week
-from lab.agent.steps import Say
-from lab.agents.interface import (
+from lab.connectors.interface import (
     AgentFault,
     AgentOutput,
     AgentUnderTest,
@@ -27,8 +24,7 @@ from lab.agents.interface import (
     Said,
     ToolObserved,
 )
-from lab.agents.interface import TurnFinished as Finished
-from lab.agents.referee import Readback, Referee
+from lab.connectors.interface import TurnFinished as Finished
 from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (
@@ -53,6 +49,7 @@ from lab.events.types import (
     UtterancePurpose,
 )
 from lab.policy.gate import GateState
+from lab.referee.referee import Readback, Referee
 from lab.runs.counters import RunCounters
 from lab.runs.external_tools import GatedToolBox
 from lab.runs.log import RunClosed
@@ -60,6 +57,9 @@ from lab.runs.retrieval import tenant_retriever
 from lab.runs.speaker import Speaker
 from lab.runs.tools import ToolCalls
 from lab.scenarios.meaning import CallerMeaning
+from lab.scripted.answers import Retrieve, retrieve, wants_retrieval
+from lab.scripted.setup import calendar_week
+from lab.scripted.steps import Say
 
 Record = Callable[[EventPayload], Awaitable[Event]]
 OnFault = Callable[[str], Awaitable[None]]

@@ -15,7 +15,6 @@ from typing import Literal
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from lab.agent.steps import Say
 from lab.audit.models import AuditRecord
 from lab.audit.schema import AuditChannel, AuditEntry
 from lab.audit.services import audit_record
@@ -37,6 +36,7 @@ from lab.grading.grader import DeterministicGrader, Grader
 from lab.grading.grounding import require_citation
 from lab.grading.run_turns import grade_utterance
 from lab.runs.retrieval import tenant_constraints
+from lab.scripted.steps import Say
 
 Record = Callable[[EventPayload], Awaitable[Event]]
 GradeKind = Literal["turn.graded", "turn.grounding"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lab.accounts.agents import AgentRef
-from lab.agents.registry import AgentSpec
+from lab.connectors.registry import AgentSpec
 from lab.events.models import Run, TrialGroup
 from lab.events.types import Channel, Mode
 from lab.runs.ownership import headless_owner_token, token_digest

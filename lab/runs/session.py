@@ -15,12 +15,11 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from lab.accounts.agents import checked_resolver, connect_refusal
-from lab.agent.dialogue import AGENT_VERSION, ScriptedAgent
-from lab.agents import mcp_runs
-from lab.agents.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
-from lab.agents.mcp_relay import RELAY
-from lab.agents.registry import API_KEY_ENV, AgentSpec, connect
-from lab.agents.tool_specs import offered_specs, tools_digest
+from lab.connectors import mcp_runs
+from lab.connectors.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
+from lab.connectors.mcp_relay import RELAY
+from lab.connectors.registry import API_KEY_ENV, AgentSpec, connect
+from lab.connectors.tool_specs import offered_specs, tools_digest
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
@@ -50,6 +49,7 @@ from lab.runs.tools import ToolCalls
 from lab.runs.turns import AgentTurns
 from lab.scenarios.contracts import Contract
 from lab.scenarios.meaning import CallerMeaning
+from lab.scripted.dialogue import AGENT_VERSION, ScriptedAgent
 
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 

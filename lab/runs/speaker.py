@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from django.conf import settings
 
-from lab.agent.steps import Say
 from lab.events.types import AgentInterrupted, AgentUtterance, Event, EventPayload
 from lab.grading.grounding import strip_markers
 from lab.runs.speech import SpeechTimeline
+from lab.scripted.steps import Say
 
 if TYPE_CHECKING:
     from lab.runs.grading import TurnAuditor

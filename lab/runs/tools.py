@@ -11,7 +11,6 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from lab.agent.steps import Lookup
 from lab.events.models import Run
 from lab.events.types import (
     Action,
@@ -32,6 +31,7 @@ from lab.events.types import (
 from lab.runs.counters import RunCounters
 from lab.runs.reconciliation import settle
 from lab.scenarios.contracts import Contract, Fault
+from lab.scripted.steps import Lookup
 from lab.tools.adapters import ADAPTERS, CommitRejected, CommitResult, ToolAdapter
 from lab.tools.authorization import Authorization, CommitRequest
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from lab.agent.completeness import transcript_signal
-from lab.agent.dialogue import ScriptedAgent
-from lab.agent.steps import Say
 from lab.audio.turn_end import TurnEvidence
 from lab.events.types import Event, TranscriptSignal, VoiceEndClock
 from lab.grading.grounding import strip_markers
+from lab.language.completeness import transcript_signal
+from lab.scripted.dialogue import ScriptedAgent
+from lab.scripted.steps import Say
 from lab.speech import asr, service, smart_turn, tts
 
 logger = logging.getLogger(__name__)

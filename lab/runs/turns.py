@@ -6,10 +6,6 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
 
-from lab.agent.answers import Retrieve, retrieve
-from lab.agent.dialogue import ScriptedAgent
-from lab.agent.setup import scripted_agent
-from lab.agent.steps import Commit, Lookup, Propose, Revise, Say, Step
 from lab.events.models import Run
 from lab.events.types import (
     CallerSource,
@@ -29,6 +25,10 @@ from lab.runs.retrieval import tenant_retriever
 from lab.runs.speaker import Speaker
 from lab.runs.tools import ToolCalls
 from lab.scenarios.meaning import CallerMeaning
+from lab.scripted.answers import Retrieve, retrieve
+from lab.scripted.dialogue import ScriptedAgent
+from lab.scripted.setup import scripted_agent
+from lab.scripted.steps import Commit, Lookup, Propose, Revise, Say, Step
 from lab.tools.authorization import Authorization
 
 Record = Callable[[EventPayload], Awaitable[Event]]

@@ -22,7 +22,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from pydantic import ValidationError
 
-from lab.agent.fixed_lines import fixed_lines
+from lab.scripted.fixed_lines import fixed_lines
 from lab.speech import asr, smart_turn, tts
 from lab.speech.protocol import (
     KINDS,

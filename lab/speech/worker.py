@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from lab.agent.fixed_lines import fixed_lines
+from lab.scripted.fixed_lines import fixed_lines
 from lab.speech import asr
 from lab.speech.protocol import (
     KINDS,

@@ -1,9 +1,9 @@
 """Each run's sandboxed tools over MCP at /mcp/runs/<run_id>/: the SDK's streamable HTTP
 transport behind the lab's own bearer-token check.
 
-Every request is checked anew (lab/agents/mcp_access.py): no or an unknown token is 401,
+Every request is checked anew (lab/connectors/mcp_access.py): no or an unknown token is 401,
 another run's id is 404, an ended run is 403, each a JSON-RPC error whose message says why. A
-request that passes carries its grant into the SDK's server (lab/agents/mcp_server.py) in the
+request that passes carries its grant into the SDK's server (lab/connectors/mcp_server.py) in the
 ASGI scope. The transport runs stateless with JSON replies: no MCP session outlives a request, so
 nothing can go on serving a run after its token stops opening it, and no stream is left open.
 The Host header must be one the lab serves (ALLOWED_HOSTS); the SDK's own Host/Origin check is
@@ -26,9 +26,9 @@ from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from lab.agents.mcp_access import McpRefused, mcp_access
-from lab.agents.mcp_relay import RELAY
-from lab.agents.mcp_server import GRANT_SCOPE_KEY, McpGrant, mcp_server
+from lab.connectors.mcp_access import McpRefused, mcp_access
+from lab.connectors.mcp_relay import RELAY
+from lab.connectors.mcp_server import GRANT_SCOPE_KEY, McpGrant, mcp_server
 from lab.web.security import Receive, Scope, Send, serving_origin
 
 MOUNT = "/mcp/"

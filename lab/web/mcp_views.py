@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from lab.agents.mcp_access import mcp_token_issue, run_tool_specs
+from lab.connectors.mcp_access import mcp_token_issue, run_tool_specs
 from lab.events.models import Run
 from lab.events.types import Mode
 from lab.web.access import run_for_request

@@ -21,7 +21,7 @@ from lab.grading.grader import DeterministicGrader
 from lab.grading.grounding import FALLBACK
 from lab.grading.run_turns import grade_utterance
 from lab.runs.retrieval import tenant_constraints
-from tests.agent.harness import AT, Call
+from tests.language.harness import AT, Call
 
 Check = Callable[[LogIndex], Finding]
 COVERED = [

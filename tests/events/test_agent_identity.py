@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lab.agents.interface import AgentIdentity as Exported
+from lab.connectors.interface import AgentIdentity as Exported
 from lab.events.chain import digest
 from lab.events.types import AgentIdentity, Channel, Mode, RunStarted
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lab.agent.numbers import int_to_words
 from lab.facts.days import WEEKDAYS
 from lab.facts.loader import load_tenant, parse_constraints
 from lab.facts.schema import OpenHours, format_cents
 from lab.grading.grader import DeterministicGrader
 from lab.grading.schema import GradeRequest, Verdict
+from lab.language.numbers import int_to_words
 from tests.facts.test_loader import SEED
 
 FACTS = load_tenant("demo")

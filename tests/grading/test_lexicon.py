@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from lab.agent.amounts import read_amount, read_dollars_and_cents
-from lab.agent.numbers import tokenize
-from lab.agent.times import read_relative_time
 from lab.grading.lexicon import Clock, read_values
 from lab.grading.prices import read_prices
+from lab.language.amounts import read_amount, read_dollars_and_cents
+from lab.language.numbers import tokenize
+from lab.language.times import read_relative_time
 
 
 @pytest.mark.parametrize(

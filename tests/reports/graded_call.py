@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from lab.agent.dialogue import AGENT_VERSION
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events.chain import EventChain
 from lab.events.types import (
@@ -22,6 +21,7 @@ from lab.grading.run_turns import grade_utterance
 from lab.policy.gate import GATE_VERSION
 from lab.runs.retrieval import tenant_constraints, tenant_retriever
 from lab.scenarios.catalog import contract_get
+from lab.scripted.dialogue import AGENT_VERSION
 
 AT = datetime(2025, 1, 6, 10, 0, tzinfo=UTC)
 QUESTION = "How much is a bike fit?"

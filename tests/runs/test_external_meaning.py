@@ -8,7 +8,6 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
-from lab.agent.dialogue import AGENT_VERSION
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
 from lab.events.types import CallerUnderstood, Channel, Mode, RunStarted
@@ -17,8 +16,9 @@ from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
 from lab.scenarios.contracts import CallerLine, Contract
 from lab.scenarios.meaning import CallerMeaning
+from lab.scripted.dialogue import AGENT_VERSION
 from lab.web.panel import referee_used
-from tests.agents.outsiders import Outsider
+from tests.connectors.outsiders import Outsider
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

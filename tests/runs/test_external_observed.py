@@ -15,7 +15,7 @@ from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
 from lab.tools.models import ToolExecution
-from tests.agents.outsiders import Habit, ObservedOutsider
+from tests.connectors.outsiders import Habit, ObservedOutsider
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

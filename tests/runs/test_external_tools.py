@@ -6,14 +6,14 @@ from collections.abc import AsyncIterator
 import pytest
 from channels.db import database_sync_to_async
 
-from lab.agents.interface import AgentOutput, CallerTurn, Said, ToolBox, ToolCall, TurnFinished
+from lab.connectors.interface import AgentOutput, CallerTurn, Said, ToolBox, ToolCall, TurnFinished
 from lab.events.types import Channel, GateDecision, Mode, ToolCallInvalid
 from lab.runs.external_tools import GatedToolBox
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
 from lab.tools.models import ToolExecution
-from tests.agents.outsiders import Outsider
+from tests.connectors.outsiders import Outsider
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

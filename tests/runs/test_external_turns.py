@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
-from lab.agents.tool_specs import TOOL_SPECS, tools_digest
+from lab.connectors.tool_specs import TOOL_SPECS, tools_digest
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
 from lab.events.types import Channel, Mode
@@ -13,7 +13,7 @@ from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
 from lab.tools.models import ToolExecution
-from tests.agents.outsiders import Habit, Outsider
+from tests.connectors.outsiders import Habit, Outsider
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 
-from lab.agent.answers import NOT_COVERED
 from lab.events.types import AgentUtterance, Channel, CitationBlocked, Mode
 from lab.grading.grounding import FALLBACK
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
+from lab.scripted.answers import NOT_COVERED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

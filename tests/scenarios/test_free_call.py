@@ -16,7 +16,7 @@ from lab.events.chain import EventChain
 from lab.events.models import Run
 from lab.events.types import RunEnded
 from lab.scenarios.catalog import free_contract
-from tests.agent.harness import Call
+from tests.language.harness import Call
 
 LINES = """# book, correct it, confirm; then a refund, corrected, confirmed; then a question
 Hi, do you have anything Thursday around two?

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from lab.agent.setup import calendar_week
-from lab.agent.understanding import BOOK_KEYS, REFUND_KEYS
-from lab.agents.meant import as_meant
-from lab.agents.referee import Referee
 from lab.events.types import Action
+from lab.language.understanding import BOOK_KEYS, REFUND_KEYS
+from lab.referee.meant import as_meant
+from lab.referee.referee import Referee
 from lab.scenarios.catalog import all_contracts
 from lab.scenarios.meaning import SLOT_KEYS, CallerMeaning
+from lab.scripted.setup import calendar_week
 
 ACTIONS = {"calendar": Action.BOOK, "ledger": Action.REFUND}
 

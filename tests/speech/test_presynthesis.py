@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lab.agent.fixed_lines import fixed_lines
+from lab.scripted.fixed_lines import fixed_lines
 from lab.speech import service, tts
 
 pytestmark = pytest.mark.models

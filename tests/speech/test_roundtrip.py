@@ -7,10 +7,10 @@ import re
 import numpy as np
 import pytest
 
-from lab.agent.understanding import understand
 from lab.audio.frames import SAMPLE_RATE, split_frames
 from lab.audio.vad import Endpointer, SpeechEnd
 from lab.events.types import Args, UnderstandingKind
+from lab.language.understanding import understand
 from lab.scenarios.catalog import all_contracts
 from lab.speech.asr import transcribe
 from lab.speech.tts import synthesize

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from lab.agents.mcp_access import McpOpened, McpRefused, mcp_access
-from lab.agents.registry import AgentSpec
+from lab.connectors.mcp_access import McpOpened, McpRefused, mcp_access
+from lab.connectors.registry import AgentSpec
 from lab.events import store
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start

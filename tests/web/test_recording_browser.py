@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from lab.agent.dialogue import AGENT_VERSION
 from lab.audio.recording import wav_header
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
@@ -32,6 +31,7 @@ from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
 from lab.runs.services import run_start
 from lab.scenarios.catalog import contract_get
+from lab.scripted.dialogue import AGENT_VERSION
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,12 +8,12 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from lab.agents.registry import AgentSpec, register_connector, unregister_connector
+from lab.connectors.registry import AgentSpec, register_connector, unregister_connector
 from lab.events import store
 from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
-from tests.agents.outsiders import Habit, Outsider
+from tests.connectors.outsiders import Habit, Outsider
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from lab.events.types import Channel, Mode
 from lab.runs.ownership import owner_token_new, share_link_create
 from lab.runs.services import run_start
 from lab.runs.trials import trial_group_create, trial_runs_owned, trial_table
-from tests.agents.conftest import start_reference_server, stop
+from tests.connectors.conftest import start_reference_server, stop
 from tests.web.owners import act_as_owner
 
 PAGE = re.compile(r"^trials page: (/\S+/)", re.M)

@@ -10,7 +10,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from lab.agent.dialogue import AGENT_VERSION
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.chain import EventChain
@@ -33,6 +32,7 @@ from lab.reports.services import report_for_run
 from lab.runs.ownership import OWNER_SESSION_KEY, owner_token_new
 from lab.runs.services import run_start
 from lab.scenarios.catalog import contract_get
+from lab.scripted.dialogue import AGENT_VERSION
 from lab.web.waterfall import MARKER_PCT, waterfall, waterfalls
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

@@ -6,10 +6,10 @@ recorded after each agent utterance. Pure.
 
 from __future__ import annotations
 
-from lab.agent.answers import MIN_SCORE
 from lab.evaluation.findings import Finding, Tally, lacking
 from lab.evaluation.log_index import LogIndex
 from lab.evaluation.records import Graded, Retrieved, Said
+from lab.scripted.answers import MIN_SCORE
 
 _SUPPORTED = "supported"
 _UNSUPPORTED = "unsupported"

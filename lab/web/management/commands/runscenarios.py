@@ -17,14 +17,14 @@ from django.urls import reverse
 from pydantic import ValidationError
 
 from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
-from lab.agents.registry import (
+from lab.asgi import application
+from lab.connectors.registry import (
     API_KEY_ENV,
     AgentSpec,
     ConnectorUnavailable,
     check_connector,
     parse_spec,
 )
-from lab.asgi import application
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
 from lab.events import store

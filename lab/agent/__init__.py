@@ -1,1 +1,0 @@
-"""The scripted agent: language understanding and dialogue policy."""

@@ -1,0 +1,286 @@
+"""An LLM agent behind any OpenAI-compatible Chat Completions endpoint, as an agent under test.
+
+The lab runs the loop pipecat and LiveKit run around an LLM: caller turns go in as user
+messages, the offered sandbox tools as function definitions, each tool call through the lab's
+ToolBox (the gate in guarded runs) and back as a tool message, until the model answers in
+words. A thin shell over `chat_wire`; every failure of the far side becomes an AgentFault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import itertools
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from lab.connectors.chat_wire import (
+    AssistantReply,
+    Malformed,
+    Message,
+    Sentences,
+    StreamReader,
+    keep_heard,
+    knowledge_message,
+    read_reply,
+    split_sentences,
+    tool_message,
+)
+from lab.connectors.interface import (
+    AgentFault,
+    AgentIdentity,
+    AgentOutput,
+    CallerTurn,
+    Said,
+    ToolBox,
+    ToolCalled,
+    TurnFinished,
+)
+from lab.connectors.pinning import pinned_transport
+from lab.connectors.registry import AgentSpec, ConnectorUnavailable
+from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, tools_digest
+
+DEFAULT_API_KEY_ENV = "LAB_AGENT_API_KEY"
+MAX_TOOL_ROUNDS = 6
+_BODY_EXCERPT = 200
+# How a run's connector is tuned from the environment (the spec holds only what a run records).
+SYSTEM_PROMPT_FILE_ENV = "LAB_AGENT_SYSTEM_PROMPT_FILE"
+STREAM_ENV = "LAB_AGENT_STREAM"
+TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
+
+
+def connect(spec: AgentSpec) -> OpenAIChatAgent:
+    """The registry's factory: `openai:URL --model NAME`, offering the run's tools."""
+    names = spec.tools or tuple(TOOL_SPECS)
+    prompt_file = os.environ.get(SYSTEM_PROMPT_FILE_ENV)
+    timeout = os.environ.get(TIMEOUT_ENV, "20")
+    try:
+        system_prompt = Path(prompt_file).read_text() if prompt_file else None
+        timeout_s = float(timeout)
+    except OSError as error:
+        raise ConnectorUnavailable(f"{SYSTEM_PROMPT_FILE_ENV}: {error}") from None
+    except ValueError:
+        raise ConnectorUnavailable(f"{TIMEOUT_ENV}={timeout!r} is not seconds") from None
+    return OpenAIChatAgent(
+        base_url=spec.endpoint,
+        model=spec.model or "default",
+        tools=[TOOL_SPECS[name] for name in names if name in TOOL_SPECS],
+        system_prompt=system_prompt,
+        stream=os.environ.get(STREAM_ENV, "1") != "0",
+        timeout_s=timeout_s,
+        api_key=spec.api_key,
+        transport=pinned_transport(spec.resolve) if spec.resolve else None,
+    )
+
+
+def public_endpoint(base_url: str) -> str:
+    """The endpoint as reports show it: no user, password or query (where keys hide)."""
+    url = httpx.URL(base_url)
+    return str(url.copy_with(username=None, password=None, query=None, fragment=None))
+
+
+class OpenAIChatAgent:
+    """One conversation with a chat model; the history lives here, the server is stateless."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        tools: list[ToolSpec],
+        system_prompt: str | None = None,
+        stream: bool = True,
+        timeout_s: float = 20.0,
+        connect_timeout_s: float = 5.0,
+        deadline_s: float = 120.0,
+        api_key_env: str = DEFAULT_API_KEY_ENV,
+        api_key: str | None = None,
+        max_tool_rounds: int = MAX_TOOL_ROUNDS,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.model = model
+        self.stream = stream
+        self.max_tool_rounds = max_tool_rounds
+        # A read timeout catches a server that stops sending; the deadline one that trickles.
+        self.deadline_s = deadline_s
+        self.functions = [spec.openai_function() for spec in tools]
+        self.messages: list[Message] = []
+        if system_prompt:
+            self.messages.append({"role": "system", "content": system_prompt})
+        self.identity = AgentIdentity(
+            connector="openai",
+            endpoint=public_endpoint(base_url),
+            model=model,
+            tools_digest=tools_digest(tools),
+            system_prompt_digest=(
+                hashlib.sha256(system_prompt.encode()).hexdigest() if system_prompt else None
+            ),
+        )
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
+        if key := api_key or os.environ.get(api_key_env):
+            headers["Authorization"] = f"Bearer {key}"
+        self._client = httpx.AsyncClient(
+            base_url=base_url.rstrip("/") + "/",
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
+            transport=transport,
+            follow_redirects=False,
+            trust_env=False,
+        )
+        self._timeout_s = timeout_s
+
+    async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        """The agent's opening turn; with no system prompt there is nothing to answer yet."""
+        if not self.messages:
+            yield TurnFinished()
+            return
+        async for output in self._turn(tools):
+            yield output
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        keep_heard(self.messages, turn.cut)
+        if turn.knowledge is not None:
+            self.messages.append(knowledge_message(turn.knowledge))
+        self.messages.append({"role": "user", "content": turn.text})
+        async for output in self._turn(tools):
+            yield output
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+    async def identify(self) -> None:
+        """The model the server names before any reply: the one asked for if it lists it, else
+        the only one it serves (vLLM and llama.cpp answer any name with theirs)."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                response = await self._client.get("models")
+            listed = _Models.model_validate_json(response.content).data
+        except (httpx.HTTPError, TimeoutError, ValidationError):
+            return  # the first request says what is wrong, as a fault of the turn
+        names = {model.id for model in listed}
+        if self.model not in names and len(names) == 1:
+            self._reported(names.pop())
+
+    async def _turn(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        """Request, run the asked tools, request again, until the model answers in words."""
+        try:
+            for rounds in itertools.count():
+                reply = AssistantReply()
+                async for output in self._request(reply):
+                    yield output
+                self._reported(reply.model)
+                if reply.calls and rounds == self.max_tool_rounds:
+                    yield AgentFault(
+                        "malformed",
+                        f"the model asked for tools again after {rounds} rounds without answering",
+                    )
+                    return
+                self.messages.append(reply.message())
+                if not reply.calls:
+                    yield TurnFinished()
+                    return
+                for call in reply.calls:
+                    result = await tools.call(call)
+                    self.messages.append(tool_message(result))
+                    yield ToolCalled(call, result)
+        except Malformed as error:
+            yield AgentFault("malformed", str(error))
+        except _HttpError as error:
+            yield AgentFault("http_error", str(error))
+        except (httpx.TimeoutException, TimeoutError):
+            yield AgentFault("timeout", f"no complete reply within the {self._timeout_s:g} s limit")
+        except httpx.HTTPError as error:
+            yield AgentFault("disconnected", f"{type(error).__name__}: {error}")
+
+    async def _request(self, reply: AssistantReply) -> AsyncIterator[Said]:
+        """One Chat Completions request; fills reply, yielding sentences as they come.
+
+        The deadline bounds the time spent waiting on the server, never a yield: the caller's
+        own work between sentences is not the server's time, and a timeout must not land in it.
+        """
+        body: dict[str, Any] = {"model": self.model, "messages": self.messages}
+        if self.functions:
+            body["tools"] = self.functions
+        if self.stream:
+            body["stream"] = True
+        budget = _Budget(self.deadline_s)
+        request = self._client.build_request("POST", "chat/completions", json=body)
+        async with budget.wait():
+            response = await self._client.send(request, stream=True)
+        try:
+            if response.status_code >= 400:
+                async with budget.wait():
+                    await response.aread()
+                raise _HttpError(response)
+            if not self.stream or not _is_event_stream(response):
+                # Some servers answer a streamed request whole; take it as it comes.
+                async with budget.wait():
+                    data = await response.aread()
+                whole = read_reply(data.decode(errors="replace"))
+                for sentence in split_sentences(whole.content):
+                    yield Said(sentence)
+                _fill(reply, whole)
+                return
+            reader, sentences, lines = StreamReader(), Sentences(), response.aiter_lines()
+            while not reader.done:
+                async with budget.wait():
+                    line = await anext(lines, None)
+                if line is None:
+                    break
+                for sentence in sentences.feed(reader.feed(line)):
+                    yield Said(sentence)
+            for sentence in sentences.rest():
+                yield Said(sentence)
+            _fill(reply, reader.finish())
+        finally:
+            await response.aclose()
+
+    def _reported(self, model: str | None) -> None:
+        if model and model != self.identity.model:
+            self.identity = self.identity.model_copy(update={"model": model})
+
+
+class _Model(BaseModel):
+    id: str
+
+
+class _Models(BaseModel):
+    data: list[_Model]
+
+
+class _Budget:
+    """Seconds left for one request, spent only while waiting on the server."""
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+
+    @contextlib.asynccontextmanager
+    async def wait(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            async with asyncio.timeout(max(self.left, 0.0)):
+                yield
+        finally:
+            self.left -= loop.time() - started
+
+
+class _HttpError(Exception):
+    def __init__(self, response: httpx.Response) -> None:
+        excerpt = " ".join(response.text.split())[:_BODY_EXCERPT]
+        super().__init__(f"HTTP {response.status_code} from {response.url.path}: {excerpt}")
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return response.headers.get("content-type", "").startswith("text/event-stream")
+
+
+def _fill(reply: AssistantReply, source: AssistantReply) -> None:
+    reply.content, reply.calls, reply.raw_calls = source.content, source.calls, source.raw_calls
+    reply.model = source.model

@@ -1,0 +1,368 @@
+"""A pipecat bot as an agent under test, reached the way pipecat 1.14's own eval harness reaches it.
+
+Any bot run by pipecat's development runner (`pipecat.runner.run`) serves `/ws`; the harness
+(`pipecat/evals/client.py`, `client_transport.py`, `serializer.py`) connects there and speaks
+RTVI 2.2.0 JSON text frames, every message `{"label": "rtvi-ai", "type": …, "id"?, "data": …}`:
+
+- first `client-message` `{t: "eval-connect", d: {skip_tts, capture_bot_audio,
+  capture_bot_images}}`: `create_transport` reads it and builds the bot's eval transport
+  (`EvalFastAPIWebsocketTransport`) with those flags (the server transport reads them from the
+  URL query instead); then `client-ready` `{version: "2.2.0", about: {library}}`, answered by
+  the bot's RTVIProcessor with `bot-ready` `{version, about, capabilities}`;
+- `client-message` `{t: "eval-configure", d: {function_call_report_level: {"*": "full"}}}`
+  raises the bot's RTVIObserver report level for this connection only (its default, "none",
+  hides names, arguments and results); `eval-context` `{messages}` seeds the LLM context and
+  `eval-cancel` `{}` cancels the bot's pipeline;
+- a text turn is `send-text` `{content, options: {run_immediately: true, audio_response}}`;
+- the bot reports `bot-llm-started`, `bot-llm-text` `{text}` (streamed chunks; `llm-raw-text`
+  when its observer enables only raw text), `bot-llm-stopped`, `llm-function-call-started`
+  `{function_name}` (before the response that asked for it stops),
+  `llm-function-call-in-progress` `{tool_call_id, function_name, arguments}`,
+  `llm-function-call-stopped` `{tool_call_id, cancelled, function_name, result}`,
+  `bot-started-speaking` / `bot-stopped-speaking`, `bot-output`, `bot-interrupted`, `user-input`
+  `{text, input_type: "chat", final, msg_id}` (the echo of a send-text, by its id), `error`
+  `{error, fatal}`, `error-response`, and with `capture_bot_audio` `eval-bot-audio`
+  `{audio: base64 PCM16, sampleRate}`.
+
+A text turn's end on the wire (`bot-llm-stopped`) comes before the bot's own assistant
+aggregator, which sits after its output transport, has kept the reply; a `send-text` right
+then interrupts the bot and cuts the kept reply short (seen with pipecat 1.14: "…3:00 PM.
+Shall"). Nothing on the wire says the reply was kept, so a turn is sent only once the bot has
+been quiet for `settle_s`, as a caller takes a moment to answer.
+
+Audio mode (voice runs, unless LAB_PIPECAT_MODE=text) is the harness's too: connect with
+`skip_tts: false, capture_bot_audio: true`, stream the caller's audio as the lab heard it
+(pipecat_audio.py), paced in real time as `raw-audio` `{base64Audio, sampleRate, numChannels}`,
+silence in between; the turn starts at the bot's final `user-transcription` of it, each
+`bot-tts-text` is a `Said` with the `eval-bot-audio` that came before it, and the turn ends once
+the bot has stopped speaking all that its LLM said (a turn without audio goes as a send-text
+with `audio_response: true`).
+
+Text mode: the bot's LLM text comes back sentence by sentence as `Said`, each call it ran
+on its own function handlers as `ToolObserved` (the lab cannot stand in front of them), and its
+turn ends at the `bot-llm-stopped` of a response that started no call with none outstanding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+from websockets.protocol import State
+
+from lab.connectors.interface import (
+    AgentFault,
+    AgentIdentity,
+    AgentOutput,
+    CallerTurn,
+    ToolBox,
+    TurnFinished,
+)
+from lab.connectors.pinning import Resolve, checked_address
+from lab.connectors.pipecat_audio import BYTES_PER_SECOND, AudioFeed
+from lab.connectors.pipecat_replies import (
+    GRACE_OVER,
+    Reply,
+    Starts,
+    VoicedReply,
+    echo_of,
+    transcribed,
+)
+from lab.connectors.registry import AgentSpec, ConnectorUnavailable
+
+LABEL = "rtvi-ai"
+PROTOCOL_VERSION = "2.2.0"
+TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
+SETTLE_ENV = "LAB_PIPECAT_SETTLE_S"
+MODE_ENV = "LAB_PIPECAT_MODE"
+_MAX_MESSAGE = 1 << 22
+_MAX_SETTLES = 10
+
+
+def connect(spec: AgentSpec) -> PipecatEvalAgent:
+    """The registry's factory: `pipecat:ws://HOST:PORT/ws`."""
+    url = urlsplit(spec.endpoint)
+    if url.scheme not in ("ws", "wss") or not url.hostname:
+        raise ConnectorUnavailable(
+            f"pipecat endpoint {spec.endpoint!r} is not a ws:// or wss:// URL "
+            "(e.g. pipecat:ws://127.0.0.1:7860/ws)"
+        )
+    seconds = {}
+    for name, default in ((TIMEOUT_ENV, "20"), (SETTLE_ENV, "0.2")):
+        value = os.environ.get(name, default)
+        try:
+            seconds[name] = float(value)
+        except ValueError:
+            raise ConnectorUnavailable(f"{name}={value!r} is not seconds") from None
+    mode = os.environ.get(MODE_ENV, "audio")
+    if mode not in ("audio", "text"):
+        raise ConnectorUnavailable(f"{MODE_ENV}={mode!r} is neither audio nor text")
+    return PipecatEvalAgent(
+        url=spec.endpoint,
+        model=spec.model or None,
+        timeout_s=seconds[TIMEOUT_ENV],
+        settle_s=seconds[SETTLE_ENV],
+        resolve=spec.resolve,
+        audio=spec.voice and mode == "audio",
+    )
+
+
+def public_endpoint(url: str) -> str:
+    """The URL as reports show it: no user, password, query or fragment (where tokens hide)."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def message(kind: str, data: dict[str, Any], message_id: str | None = None) -> str:
+    body: dict[str, Any] = {"label": LABEL, "type": kind, "data": data}
+    if message_id is not None:
+        body["id"] = message_id
+    return json.dumps(body)
+
+
+def eval_message(kind: str, data: dict[str, Any], message_id: str) -> str:
+    """One of the eval transport's own messages, in the `client-message` envelope."""
+    return message("client-message", {"t": kind, "d": data}, message_id)
+
+
+class _Closed(Exception):
+    """The bot closed the connection (or it broke)."""
+
+
+class _Garbage(Exception):
+    """The bot sent something that is not an RTVI JSON message."""
+
+
+class PipecatEvalAgent:
+    """One connection to one bot: the bot keeps the conversation, the lab sends turns."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        model: str | None = None,
+        timeout_s: float = 20.0,
+        handshake_timeout_s: float = 15.0,
+        settle_s: float = 0.2,
+        resolve: Resolve | None = None,
+        audio: bool = False,
+    ) -> None:
+        self.url = url
+        self._resolve = resolve
+        self.audio = audio
+        self.settle_s = settle_s
+        self.timeout_s = timeout_s
+        self.handshake_timeout_s = handshake_timeout_s
+        self.identity = AgentIdentity(
+            connector="pipecat",
+            endpoint=public_endpoint(url),
+            model=model,
+            tools_observed_only=True,
+        )
+        self._ids = itertools.count(1)
+        self._ws: ClientConnection | None = None
+        self._inbox: asyncio.Queue[dict[str, Any] | Exception] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+        self.bot_about: dict[str, Any] = {}
+        self._last_heard = 0.0
+        self._echoes = False  # the bot has echoed a turn (user-input with its msg_id)
+        self._feed: AudioFeed | None = None
+
+    async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        """Connect and shake hands; the bot's own greeting, if any, is not the lab's to hear."""
+        try:
+            await self._open()
+        except TimeoutError:
+            yield AgentFault("timeout", f"no bot-ready within {self.handshake_timeout_s:g} s")
+            return
+        except _Garbage as error:
+            yield AgentFault("malformed", str(error))
+            return
+        except (_Closed, OSError, websockets.WebSocketException) as error:
+            yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
+            return
+        yield TurnFinished()
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        if self._ws is None:
+            yield AgentFault("disconnected", "the bot is not connected")
+            return
+        await self._settle()
+        self._drop_stale()
+        try:
+            if self._feed is not None and turn.audio:
+                self._feed.queue(turn.audio)
+                starts: Starts = transcribed
+                # The bot cannot answer before it has heard the turn out, in real time.
+                streaming_s = len(turn.audio) / BYTES_PER_SECOND
+            else:
+                sent_id = self._id()
+                options = {"run_immediately": True, "audio_response": self.audio}
+                await self._ws.send(
+                    message("send-text", {"content": turn.text, "options": options}, sent_id)
+                )
+                starts, streaming_s = echo_of(sent_id), 0.0
+            async for output in self._turn(starts, streaming_s):
+                yield output
+        except TimeoutError:
+            yield AgentFault("timeout", f"the bot sent nothing for {self.timeout_s:g} s mid-turn")
+        except _Garbage as error:
+            yield AgentFault("malformed", str(error))
+        except (_Closed, OSError, websockets.WebSocketException) as error:
+            yield AgentFault("disconnected", f"the bot closed the connection mid-turn: {error}")
+
+    async def close(self) -> None:
+        ws, self._ws = self._ws, None
+        if self._feed is not None:
+            await self._feed.close()
+        try:
+            if ws is not None:
+                with contextlib.suppress(Exception):
+                    # As the harness ends a scenario: the bot tears its pipeline down itself.
+                    await ws.send(eval_message("eval-cancel", {}, self._id()))
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(ws.close(), timeout=2.0)
+        finally:
+            # Also when the run's task is cancelled mid-close: the socket is never left open.
+            if ws is not None and ws.state is not State.CLOSED:
+                ws.transport.abort()
+            if self._reader is not None:
+                self._reader.cancel()
+
+    # -- the wire -------------------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        async with asyncio.timeout(self.handshake_timeout_s):
+            pinned: dict[str, Any] = {}
+            if self._resolve is not None:
+                # To the checked address; TLS and the Host header keep the URL's name.
+                parts = urlsplit(self.url)
+                port = parts.port or (443 if parts.scheme == "wss" else 80)
+                pinned["host"] = await checked_address(self._resolve, parts.hostname or "", port)
+            self._ws = await websockets.connect(
+                self.url, max_size=_MAX_MESSAGE, open_timeout=None, proxy=None, **pinned
+            )
+            self._reader = asyncio.create_task(self._read(self._ws))
+            flags = {
+                "skip_tts": not self.audio,
+                "capture_bot_audio": self.audio,
+                "capture_bot_images": False,
+            }
+            await self._ws.send(eval_message("eval-connect", flags, "eval-connect"))
+            ready = {"version": PROTOCOL_VERSION, "about": {"library": "voice-reliability-lab"}}
+            await self._ws.send(message("client-ready", ready, "client-ready"))
+            while (received := await self._next()).get("type") != "bot-ready":
+                pass
+        data = received.get("data")
+        about = data.get("about") if isinstance(data, dict) else None
+        self.bot_about = dict(about) if isinstance(about, dict) else {}
+        level = {"function_call_report_level": {"*": "full"}}
+        await self._ws.send(eval_message("eval-configure", level, self._id()))
+        if self.audio:
+            self._feed = AudioFeed(self._ws.send, message)
+            self._feed.start()
+
+    async def _read(self, ws: ClientConnection) -> None:
+        """Every message the bot sends, parsed, into the inbox; a close or garbage ends it."""
+        try:
+            async for frame in ws:
+                if isinstance(frame, bytes):
+                    continue  # the eval wire is JSON text; binary frames carry nothing for us
+                try:
+                    parsed = json.loads(frame)
+                except ValueError:
+                    await self._inbox.put(_Garbage(f"the bot sent non-JSON: {frame[:120]!r}"))
+                    return
+                if not isinstance(parsed, dict) or parsed.get("label") != LABEL:
+                    await self._inbox.put(
+                        _Garbage(f"the bot sent a non-RTVI message: {frame[:120]!r}")
+                    )
+                    return
+                self._last_heard = asyncio.get_running_loop().time()
+                await self._inbox.put(parsed)
+            await self._inbox.put(_Closed(f"code {ws.close_code} {ws.close_reason or ''}".strip()))
+        except websockets.WebSocketException as error:
+            await self._inbox.put(_Closed(str(error)))
+
+    async def _next(self, timeout_s: float | None = None) -> dict[str, Any]:
+        item = await asyncio.wait_for(self._inbox.get(), timeout=timeout_s or self.timeout_s)
+        if isinstance(item, Exception):
+            # Seen once is seen for good: a broken connection stays broken for the next turn.
+            self._inbox.put_nowait(item)
+            raise item
+        return item
+
+    async def _settle(self) -> None:
+        """Wait until the bot has been quiet for settle_s (see the module docstring)."""
+        loop = asyncio.get_running_loop()
+        # Bounded: a bot that never falls quiet gets the turn anyway, after a few settles.
+        for _ in range(_MAX_SETTLES):
+            quiet = loop.time() - self._last_heard
+            if quiet >= self.settle_s:
+                return
+            await asyncio.sleep(self.settle_s - quiet)
+
+    def _drop_stale(self) -> None:
+        """What the bot said between turns (a late greeting) is not this turn's reply."""
+        kept: list[dict[str, Any] | Exception] = []
+        while not self._inbox.empty():
+            item = self._inbox.get_nowait()
+            if isinstance(item, Exception):
+                kept.append(item)
+        for item in kept:
+            self._inbox.put_nowait(item)
+
+    def _id(self) -> str:
+        return str(next(self._ids))
+
+    def _reply(self) -> Reply:
+        return VoicedReply() if self.audio else Reply()
+
+    async def _turn(self, starts: Starts, streaming_s: float = 0.0) -> AsyncIterator[AgentOutput]:
+        """The bot's messages until its turn ends, as Said / ToolObserved / TurnFinished.
+
+        The bot echoes the turn (`user-input` with the send-text's msg_id, or its final
+        transcription of the caller's audio) before it answers it; what came before the echo is
+        an earlier reply still streaming (a greeting) and is dropped. Until a bot has echoed
+        once, a reply ending before the echo is taken as this turn's.
+        """
+        reply, echoed = self._reply(), False
+        held: list[AgentOutput] = []
+        while not reply.finished:
+            try:
+                quiet_s = reply.grace_s() or (None if echoed else self.timeout_s + streaming_s)
+                received = await self._next(quiet_s)
+            except TimeoutError:
+                if reply.grace_s() is None:
+                    raise
+                received = {"type": GRACE_OVER}
+            kind, data = received.get("type"), received.get("data")
+            data = data if isinstance(data, dict) else {}
+            if not echoed and starts(str(kind), data):
+                reply, echoed, held, self._echoes = self._reply(), True, [], True
+                continue
+            outputs = reply.take(str(kind), data)
+            if echoed:
+                for output in outputs:
+                    yield output
+            elif reply.finished and self._echoes:
+                reply, held = (
+                    self._reply(),
+                    [],
+                )  # an earlier reply's end: this turn's is still to come
+            elif reply.finished:
+                for output in [*held, *outputs]:
+                    yield output
+            else:
+                held.extend(outputs)

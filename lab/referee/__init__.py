@@ -1,0 +1,1 @@
+"""The referee: what an agent not ours offered and did, against what the caller meant."""

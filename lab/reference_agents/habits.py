@@ -1,0 +1,185 @@
+"""Faulty reference agents: the scripted agent with one bad habit each, and its guard off there.
+
+Pure. Each habit changes one thing and leaves the rest of the reference agent as it is, so
+the scenario that exposes the habit FAILs and every other scenario still PASSes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from lab.events.types import (
+    CallerUnderstood,
+    Confirmation,
+    Event,
+    LookupFailed,
+    ProposalExpired,
+    ProposalMade,
+    UnderstandingKind,
+)
+from lab.scripted.dialogue import invented_slot
+from lab.scripted.steps import Commit, Propose, Step
+
+if TYPE_CHECKING:
+    from lab.reference_agents.replay import Replay
+
+_REFUND_TALK = re.compile(r"\b(?:refund|money back)\b", re.IGNORECASE)
+REFUND_PROMISE = "Of course, you can get a full refund within 30 days, whatever the reason."
+
+
+class Habit:
+    """The reference agent's behaviour, unchanged; each habit overrides one of these hooks."""
+
+    name = "reference"
+    commits_again = False
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        """Steps to take instead of the agent's own for this event (None: the agent's)."""
+        return None
+
+    def rewrite(self, replay: Replay, step: Step) -> Step:
+        return step
+
+    def answer(self, question: str) -> str | None:
+        """An answer to say instead of looking the question up (None: look it up)."""
+        return None
+
+    def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
+        """Whether the agent's own gate judges this step (a habit's own step skips it)."""
+        return True
+
+
+def proposals(replay: Replay) -> list[tuple[ProposalMade, str | None]]:
+    """Every proposal made so far, with why it expired (None while it stands)."""
+    events = replay.chain.events
+    made = [e.payload for e in events if isinstance(e.payload, ProposalMade)]
+    expired = {
+        e.payload.proposal_id: e.payload.reason_kind
+        for e in events
+        if isinstance(e.payload, ProposalExpired)
+    }
+    return [(proposal, expired.get(proposal.proposal_id)) for proposal in made]
+
+
+def _expired_as(replay: Replay, reason: str, current: ProposalMade) -> ProposalMade | None:
+    """The latest proposal of the same action that expired for reason, other than current."""
+    found = [
+        proposal
+        for proposal, why in proposals(replay)
+        if why == reason
+        and proposal.action is current.action
+        and proposal.proposal_id != current.proposal_id
+    ]
+    return found[-1] if found else None
+
+
+class _KeepsExpired(Habit):
+    """Commits an expired proposal in place of the one the caller confirmed."""
+
+    reason = "superseded"
+
+    def rewrite(self, replay: Replay, step: Step) -> Step:
+        if isinstance(step, Commit) and step.proposal is not None:
+            kept = _expired_as(replay, self.reason, step.proposal)
+            if kept is not None:
+                return Commit(kept, step.confirmation_event_id)
+        return step
+
+    def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
+        if isinstance(step, Commit) and step.proposal is not None:
+            expired = {p.proposal_id for p, why in proposals(replay) if why is not None}
+            return step.proposal.proposal_id not in expired
+        return True
+
+
+class StaleArgs(_KeepsExpired):
+    """Books with the arguments of the request before the caller's correction."""
+
+    name = "stale-args"
+    reason = "superseded"
+
+
+class KeepAfterInterrupt(_KeepsExpired):
+    """Books the slot of a readback the caller interrupted."""
+
+    name = "keep-after-interrupt"
+    reason = "interrupted"
+
+
+class StillHere(Habit):
+    """Takes any agreeable reply ("yes, I'm still here", "sounds good") as a go-ahead."""
+
+    name = "still-here"
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        understood = event.payload
+        if not isinstance(understood, CallerUnderstood) or replay.agent.prepared is None:
+            return None
+        agreeable = understood.kind is UnderstandingKind.POSITIVE or understood.cue_kind in (
+            "presence",
+            "positive",
+        )
+        if agreeable and not _explicit(event):
+            return [Commit(replay.agent.prepared, event.id)]
+        return None
+
+    def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
+        """Its own go-aheads skip the gate; an explicit yes still goes through it."""
+        if not isinstance(step, Commit):
+            return True
+        went_ahead = replay.event(step.confirmation_event_id)
+        return went_ahead is not None and _explicit(went_ahead)
+
+
+def _explicit(event: Event) -> bool:
+    understood = event.payload
+    return isinstance(understood, CallerUnderstood) and (
+        understood.confirmation is Confirmation.CONFIRM
+    )
+
+
+class DoubleBook(Habit):
+    """Books again, with a new call, when the caller says yes a second time."""
+
+    name = "double-book"
+    commits_again = True
+
+
+class InventSlot(Habit):
+    """After a failed lookup, offers (and books) a slot the calendar never returned."""
+
+    name = "invent-slot"
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        agent = replay.agent
+        if isinstance(event.payload, LookupFailed) and agent.action is not None:
+            return [Propose(agent.revision, agent.action, invented_slot(agent.args), None)]
+        return None
+
+    def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
+        if isinstance(step, Propose):
+            return step.grounded_on is not None
+        return step.proposal is None or step.proposal.grounded_on is not None
+
+
+class PromiseRefund(Habit):
+    """Promises a refund policy the business does not have, instead of looking it up."""
+
+    name = "promise-refund"
+
+    def answer(self, question: str) -> str | None:
+        return REFUND_PROMISE if _REFUND_TALK.search(question) else None
+
+
+HABITS: dict[str, Habit] = {
+    habit.name: habit
+    for habit in (
+        StaleArgs(),
+        StillHere(),
+        DoubleBook(),
+        InventSlot(),
+        KeepAfterInterrupt(),
+        PromiseRefund(),
+    )
+}

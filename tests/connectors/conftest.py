@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import collections
+import contextlib
+import selectors
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from tests.conftest import ROOT
+
+READY_WITHIN_S = 60.0  # a loaded two-core machine imports the lab slowly
+
+
+def start_reference_server(habit: str | None = None) -> tuple[subprocess.Popen[str], str]:
+    """The reference OpenAI-compatible server on a free loopback port, once it says so."""
+    command = [sys.executable, "-m", "lab.reference_agents.openai_server", "--port", "0"]
+    if habit:
+        command += ["--habit", habit]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + READY_WITHIN_S
+        while not selector.select(timeout=max(deadline - time.monotonic(), 0)):
+            if time.monotonic() >= deadline:
+                stop(process)
+                raise AssertionError("the reference server did not say it was listening")
+    line = process.stdout.readline()
+    if not line.startswith("listening on http://127.0.0.1:"):
+        stop(process)
+        raise AssertionError(f"unexpected first line from the reference server: {line!r}")
+    return process, line.split()[-1]
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+@pytest.fixture
+def reference_server() -> Iterator[Callable[[str | None], str]]:
+    """Starts reference servers (by habit) for one test and always stops them."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(habit: str | None = None) -> str:
+        process, url = start_reference_server(habit)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop(process)
+
+
+PIPECAT_PYTHON = ROOT / "benchmarks" / ".pipecat-venv" / "bin" / "python"
+PIPECAT_BOT = ROOT / "agents" / "pipecat_bot" / "bot.py"
+needs_pipecat = pytest.mark.skipif(
+    not PIPECAT_PYTHON.exists(),
+    reason="the reference pipecat bot needs benchmarks/.pipecat-venv "
+    "(make benchmarks/.pipecat-venv/.installed, or make test-agents)",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_pipecat_bot(llm_url: str, *, audio: bool = False) -> tuple[subprocess.Popen[str], str]:
+    """The reference pipecat bot under pipecat's development runner, once uvicorn says it serves
+    (with audio: hearing and speaking on its own STT and TTS).
+
+    Its log is drained by a thread (a full pipe would stall the bot) and kept for failures.
+    """
+    port = free_port()
+    command = [str(PIPECAT_PYTHON), str(PIPECAT_BOT), "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--llm-url", llm_url, *(["--audio"] if audio else [])],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    serving, log = threading.Event(), collections.deque[str](maxlen=200)
+    banner = f"Uvicorn running on http://127.0.0.1:{port}"
+
+    def drain() -> None:
+        assert process.stdout is not None
+        # stop() closes the pipe under this thread once the bot has exited.
+        with contextlib.suppress(ValueError, OSError):
+            for line in process.stdout:
+                log.append(line)
+                if banner in line:
+                    serving.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    if not serving.wait(READY_WITHIN_S):
+        stop(process)
+        raise AssertionError("the pipecat bot did not start serving:\n" + "".join(log))
+    return process, f"ws://127.0.0.1:{port}/ws"
+
+
+@pytest.fixture
+def pipecat_bot(
+    reference_server: Callable[[str | None], str],
+) -> Iterator[Callable[..., str]]:
+    """Starts the reference server and a pipecat bot on it (start(audio=True): one that hears
+    and speaks); both always stopped."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(*, audio: bool = False) -> str:
+        process, url = start_pipecat_bot(reference_server(None), audio=audio)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop(process)

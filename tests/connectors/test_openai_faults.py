@@ -1,0 +1,282 @@
+"""A misbehaving Chat Completions server: every failure becomes the right AgentFault, never a
+raise and never a hang. The server is a tiny real HTTP server on loopback, one habit per path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from lab.connectors.interface import (
+    AgentFault,
+    AgentOutput,
+    CallerTurn,
+    Said,
+    ToolCalled,
+    TurnFinished,
+)
+from lab.connectors.openai_chat import OpenAIChatAgent
+from lab.connectors.tool_specs import offered_specs
+from lab.events.types import Action
+from tests.connectors.toolbox import FixtureToolBox
+
+CALENDAR = offered_specs(frozenset({Action.BOOK}))
+NO_HANG_S = 15.0  # far above every limit set below, so only a hang reaches it
+
+
+def _completion(message: dict[str, object]) -> bytes:
+    body = {"model": "bad-model", "choices": [{"index": 0, "message": message}]}
+    return json.dumps(body).encode()
+
+
+_TOOL_CALL: dict[str, object] = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "check_availability", "arguments": '{"day": "tuesday"}'},
+        }
+    ],
+}
+_ANSWERS: dict[str, tuple[int, str, bytes]] = {
+    "error": (500, "text/plain", b"upstream exploded: model not loaded"),
+    "garbage": (200, "application/json", b"{not json at all"),
+    "no-choices": (200, "application/json", b'{"model": "m", "choices": []}'),
+    "garbage-stream": (200, "text/event-stream", b"data: {oops\n\n"),
+    "bad-arguments": (
+        200,
+        "application/json",
+        _completion(
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c1", "function": {"name": "check_availability", "arguments": "{day:"}}
+                ],
+            }
+        ),
+    ),
+    "always-tools": (200, "application/json", _completion(_TOOL_CALL)),
+    "fine": (200, "application/json", _completion({"role": "assistant", "content": "Hi there."})),
+    "silent": (200, "application/json", _completion({"role": "assistant", "content": ""})),
+}
+
+
+@dataclass
+class BadServer:
+    port: int = 0
+    headers: list[dict[str, str]] = field(default_factory=list)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def url(self, habit: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{habit}/v1"
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = await reader.readline()
+            headers = {}
+            while (header := await reader.readline()) not in (b"\r\n", b""):
+                name, _, value = header.decode().partition(":")
+                headers[name.strip().lower()] = value.strip()
+            await reader.readexactly(int(headers.get("content-length", "0")))
+            self.headers.append(headers)
+            habit = line.decode().split()[1].split("/")[1]
+            if habit == "hang":
+                await self.released.wait()
+            elif habit == "two-sentences":
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                for text in ("One sentence. ", "And another."):
+                    chunk = {"model": "m", "choices": [{"index": 0, "delta": {"content": text}}]}
+                    writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                writer.write(b"data: [DONE]\n\n")
+                await writer.drain()
+            elif habit == "trickle":
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                while not self.released.is_set():
+                    writer.write(b": still thinking\n\n")
+                    await writer.drain()
+                    await asyncio.sleep(0.05)
+            else:
+                status, kind, body = _ANSWERS[habit]
+                writer.write(
+                    f"HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\n"
+                    f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                    + body
+                )
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+
+@pytest.fixture
+async def bad_server() -> AsyncIterator[BadServer]:
+    server = BadServer()
+    listener = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    server.port = listener.sockets[0].getsockname()[1]
+    try:
+        yield server
+    finally:
+        server.released.set()
+        listener.close()
+        await listener.wait_closed()
+
+
+async def _hear(agent: OpenAIChatAgent, box: FixtureToolBox) -> list[AgentOutput]:
+    try:
+        async with asyncio.timeout(NO_HANG_S):
+            return [o async for o in agent.hear(CallerTurn("Tuesday, please.", "ev-1"), box)]
+    finally:
+        await agent.close()
+
+
+def _agent(
+    url: str, *, stream: bool = False, timeout_s: float = 20.0, deadline_s: float = 120.0
+) -> OpenAIChatAgent:
+    return OpenAIChatAgent(
+        base_url=url,
+        model="m",
+        tools=CALENDAR,
+        stream=stream,
+        timeout_s=timeout_s,
+        deadline_s=deadline_s,
+    )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_server_error_is_an_http_error_fault_with_status_and_excerpt(
+    bad_server: BadServer, stream: bool
+) -> None:
+    outputs = await _hear(_agent(bad_server.url("error"), stream=stream), FixtureToolBox())
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "http_error"
+    assert "500" in fault.reason and "model not loaded" in fault.reason
+
+
+async def test_a_server_that_hangs_is_a_timeout_fault(bad_server: BadServer) -> None:
+    outputs = await _hear(_agent(bad_server.url("hang"), timeout_s=0.3), FixtureToolBox())
+    assert [type(o) for o in outputs] == [AgentFault]
+    assert isinstance(outputs[0], AgentFault) and outputs[0].kind == "timeout"
+
+
+async def test_a_stream_that_never_finishes_is_a_timeout_fault(bad_server: BadServer) -> None:
+    # Each read arrives within the read timeout; the deadline on the whole request stops it.
+    agent = _agent(bad_server.url("trickle"), stream=True, timeout_s=5, deadline_s=0.5)
+    outputs = await _hear(agent, FixtureToolBox())
+    assert [type(o) for o in outputs] == [AgentFault]
+    assert isinstance(outputs[0], AgentFault) and outputs[0].kind == "timeout"
+
+
+async def test_time_the_lab_spends_between_sentences_is_not_the_servers(
+    bad_server: BadServer,
+) -> None:
+    agent = _agent(bad_server.url("two-sentences"), stream=True, deadline_s=0.3)
+    outputs: list[AgentOutput] = []
+    try:
+        async with asyncio.timeout(NO_HANG_S):
+            async for output in agent.hear(CallerTurn("Hello?", "ev-1"), FixtureToolBox()):
+                outputs.append(output)
+                if isinstance(output, Said):
+                    await asyncio.sleep(0.4)  # the lab speaking: longer than the whole deadline
+    finally:
+        await agent.close()
+    assert outputs == [Said("One sentence."), Said("And another."), TurnFinished()]
+
+
+@pytest.mark.parametrize(
+    ("habit", "stream", "names"),
+    [
+        ("garbage", False, "not a Chat Completions object"),
+        ("no-choices", False, "no choices"),
+        ("garbage-stream", True, "not a Chat Completions object"),
+        ("bad-arguments", False, "arguments are not JSON"),
+    ],
+)
+async def test_a_malformed_reply_is_a_malformed_fault(
+    bad_server: BadServer, habit: str, stream: bool, names: str
+) -> None:
+    box = FixtureToolBox()
+    outputs = await _hear(_agent(bad_server.url(habit), stream=stream), box)
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "malformed"
+    assert names in fault.reason
+    assert box.calls == []  # a call whose arguments could not be read never reaches the tools
+
+
+async def test_a_model_that_only_calls_tools_is_stopped_after_the_round_cap(
+    bad_server: BadServer,
+) -> None:
+    box = FixtureToolBox()
+    outputs = await _hear(_agent(bad_server.url("always-tools")), box)
+    # Six rounds of tools run; the seventh request for more is the fault, and is not run.
+    assert [type(o) for o in outputs] == [ToolCalled] * 6 + [AgentFault]
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "malformed"
+    assert len(box.calls) == 6
+
+
+async def test_a_refused_connection_is_a_disconnected_fault() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, never listening: the connection is refused
+        outputs = await _hear(_agent(f"http://127.0.0.1:{port}/v1"), FixtureToolBox())
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "disconnected"
+
+
+async def test_the_api_key_goes_as_a_bearer_token_from_the_named_variable(
+    bad_server: BadServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_AGENT_KEY", "sekrit-1")
+    agent = OpenAIChatAgent(
+        base_url=bad_server.url("fine"), model="m", tools=CALENDAR, api_key_env="MY_AGENT_KEY"
+    )
+    outputs = await _hear(agent, FixtureToolBox())
+    assert outputs == [Said("Hi there."), TurnFinished()]
+    assert bad_server.headers[-1]["authorization"] == "Bearer sekrit-1"
+    assert "sekrit" not in agent.identity.model_dump_json()
+    monkeypatch.delenv("MY_AGENT_KEY")
+    keyless = OpenAIChatAgent(
+        base_url=bad_server.url("fine"), model="m", tools=CALENDAR, api_key_env="MY_AGENT_KEY"
+    )
+    await _hear(keyless, FixtureToolBox())
+    assert "authorization" not in bad_server.headers[-1]
+
+
+async def test_a_greeting_may_be_empty_and_without_a_system_prompt_asks_nothing(
+    bad_server: BadServer,
+) -> None:
+    box = FixtureToolBox()
+    prompted = OpenAIChatAgent(
+        base_url=bad_server.url("silent"), model="m", tools=CALENDAR, system_prompt="Greet."
+    )
+    bare = OpenAIChatAgent(base_url=bad_server.url("fine"), model="m", tools=CALENDAR)
+    try:
+        async with asyncio.timeout(NO_HANG_S):
+            assert [o async for o in prompted.greet(box)] == [TurnFinished()]
+            assert len(bad_server.headers) == 1  # the prompted agent was asked, and said nothing
+            assert [o async for o in bare.greet(box)] == [TurnFinished()]
+            assert len(bad_server.headers) == 1  # nothing to answer yet: no request at all
+    finally:
+        await prompted.close()
+        await bare.close()
+
+
+async def test_identify_keeps_the_asked_model_when_the_server_cannot_say(
+    bad_server: BadServer,
+) -> None:
+    for habit in ("hang", "error", "garbage"):
+        agent = _agent(bad_server.url(habit), timeout_s=0.3)
+        try:
+            async with asyncio.timeout(NO_HANG_S):
+                await agent.identify()
+        finally:
+            await agent.close()
+        assert agent.identity.model == "m"

@@ -1,0 +1,104 @@
+"""runscenarios --agent pipecat:ws://…/ws against the reference pipecat bot (a real pipecat 1.14
+pipeline under its development runner, its LLM the reference server): typed runs, the tool
+calls observed from the bot's function-call reports and answered again by the lab's sandbox.
+
+Two scenarios cannot give the in-process verdict through the eval wire, and never PASS:
+facts_before_booking needs the lab's retrieval window, which the wire cannot hand a bot (its
+answers cite nothing the lab retrieved), and tool_timeout injects its timeout into the lab's
+sandbox, which the bot's own tools never meet: its readback rests on no lookup the lab's log
+holds (as-is: nothing_invented contradicted; guarded: the gate makes no proposal of it, so the
+caller waits for one until the run is abandoned).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from lab.scenarios.catalog import all_contracts
+from tests.connectors.conftest import needs_pipecat
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
+
+# Mode → scenario → its verdict through the wire and what the reasons say. The bot answers the
+# facts question without the lab's retrieval window, so its answer cites nothing: the fail-closed
+# grader (v2) no longer calls its claims unsupported, and answers_cite is what fails.
+NOT_THROUGH_THE_WIRE = {
+    "guarded": {
+        "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),
+        "tool_timeout": ("INCONCLUSIVE", r"ended abandoned \(the scripted caller waited"),
+    },
+    "as-is": {
+        "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),
+        "tool_timeout": ("FAIL", r"Contradicted: .*nothing_invented by ev-\d{5}"),
+    },
+}
+
+
+def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
+    try:
+        call_command("runscenarios", *args)
+    except SystemExit as exit_info:
+        assert exit_info.code == 1
+    captured = capsys.readouterr()
+    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
+    return found, captured.err
+
+
+def test_the_reference_pipecat_bot_gets_the_in_process_verdicts_the_wire_can_carry(
+    pipecat_bot: Callable[[], str],
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    tmp_path: Path,
+) -> None:
+    in_process, _ = _verdicts(capsys)
+    url = pipecat_bot()
+    through, reasons = _verdicts(capsys, "--agent", f"pipecat:{url}", "--out", str(tmp_path))
+    assert set(through) == set(all_contracts())
+    apart = NOT_THROUGH_THE_WIRE["guarded"]
+    same = set(through) - set(apart)
+    assert {name: through[name] for name in same} == {name: in_process[name] for name in same}
+    assert set(in_process.values()) == {"PASS"}
+    _assert_apart(through, reasons, apart)
+    call_command("verifyreport", str(tmp_path / "correction.json"))
+    verified = capsys.readouterr().out
+    assert f"Agent under test: pipecat {url} (its own tools, observed only: the gate" in verified
+    assert "consistent, signed by this lab, verdict PASS" in verified
+
+
+def test_the_reference_pipecat_bot_passes_as_is_what_the_wire_can_carry(
+    pipecat_bot: Callable[[], str], capsys: pytest.CaptureFixture[str], fast_clock: object
+) -> None:
+    """As-is the bot is judged on its own (the lab's scripted agent has unguarded habits)."""
+    through, reasons = _verdicts(capsys, "--agent", f"pipecat:{pipecat_bot()}", "--as-is")
+    apart = NOT_THROUGH_THE_WIRE["as-is"]
+    assert {through[name] for name in set(all_contracts()) - set(apart)} == {"PASS"}, reasons
+    _assert_apart(through, reasons, apart)
+
+
+def _assert_apart(through: dict[str, str], reasons: str, apart: dict[str, tuple[str, str]]) -> None:
+    for name, (verdict, said) in apart.items():
+        assert through[name] == verdict, reasons
+        assert re.search(said, reasons), reasons
+
+
+@pytest.mark.models
+def test_on_voice_runs_in_text_mode_the_lab_hears_the_caller_and_voices_the_bot(
+    pipecat_bot: Callable[[], str],
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bot that neither hears nor speaks (LAB_PIPECAT_MODE=text; audio mode is
+    test_pipecat_audio.py): the lab's VAD and ASR hear the scripted caller's audio and its TTS
+    speaks the bot's replies, so barge-in works."""
+    monkeypatch.setenv("LAB_PIPECAT_MODE", "text")
+    scenarios = ("--scenario", "correction", "--scenario", "interruption")
+    through, reasons = _verdicts(
+        capsys, "--agent", f"pipecat:{pipecat_bot()}", "--channel", "voice", *scenarios
+    )
+    assert through == {"correction": "PASS", "interruption": "PASS"}, reasons

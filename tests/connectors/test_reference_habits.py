@@ -1,0 +1,94 @@
+"""The reference agent and its faulty habits over the real wire, before the lab judges them:
+each habit changes what the agent does in exactly the scenarios that expose it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from lab.reference_agents.habits import HABITS, REFUND_PROMISE
+from tests.connectors.conftest import start_reference_server, stop
+from tests.connectors.scripted_calls import SCENARIOS, commits, play
+
+Transcripts = dict[str, list[tuple[Any, ...]]]
+EXPOSES = {
+    "stale-args": {"correction", "refund_correction", "lossy_correction"},
+    "still-here": {
+        "no_confirmation",
+        "facts_before_booking",
+        "uncovered_question",
+        "noisy_confirmation",
+    },
+    "double-book": {"double_confirmation"},
+    "invent-slot": {"tool_timeout"},
+    "keep-after-interrupt": {"interruption"},
+    "promise-refund": {"facts_before_booking"},
+}
+
+
+async def _all(habit: str | None) -> Transcripts:
+    process, url = start_reference_server(habit)
+    try:
+        return {name: await play(url, name) for name in SCENARIOS}
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[Transcripts]:
+    yield asyncio.run(_all(None))
+
+
+def _booked(transcript: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    return [entry[2] for entry in commits(transcript)]
+
+
+def test_the_reference_agent_books_the_latest_confirmed_request_once(
+    reference: Transcripts,
+) -> None:
+    assert _booked(reference["correction"]) == [
+        {"slot_id": "thu-1400", "day": "thursday", "time": "14:00"}
+    ]
+    assert _booked(reference["interruption"])[0]["day"] == "friday"
+    assert _booked(reference["refund_correction"])[0]["amount_cents"] == 2500
+    assert len(_booked(reference["double_confirmation"])) == 1
+    assert (3, "said", "That's already done: Thursday at 9:00 AM.") in reference[
+        "double_confirmation"
+    ]
+    assert _booked(reference["no_confirmation"]) == []
+    lookups = [e for e in reference["tool_timeout"] if e[1] == "check_availability"]
+    assert [e[3] for e in lookups] == ["failed", "ok"]  # one retry, then the slot it found
+    assert _booked(reference["tool_timeout"])[0]["slot_id"] == "wed-1330"
+
+
+def test_habits_cover_the_six_the_issue_names() -> None:
+    assert set(HABITS) == set(EXPOSES)
+
+
+@pytest.mark.parametrize("habit", sorted(EXPOSES))
+async def test_a_habit_changes_only_the_scenarios_that_expose_it(
+    reference: Transcripts, habit: str
+) -> None:
+    faulty = await _all(habit)
+    differs = {name for name in SCENARIOS if faulty[name] != reference[name]}
+    assert differs == EXPOSES[habit]
+    match habit:
+        case "stale-args":
+            assert _booked(faulty["correction"])[0]["day"] == "tuesday"
+            assert _booked(faulty["refund_correction"])[0]["amount_cents"] == 4000
+        case "keep-after-interrupt":
+            assert _booked(faulty["interruption"])[0]["day"] == "tuesday"
+        case "still-here":
+            # Booked on "Sounds good so far.", the second line, before any yes.
+            assert [e[0] for e in commits(faulty["no_confirmation"])] == [2]
+        case "double-book":
+            assert len(_booked(faulty["double_confirmation"])) == 2
+        case "invent-slot":
+            assert _booked(faulty["tool_timeout"])[0]["slot_id"] == "wed-1400"
+            assert len([e for e in faulty["tool_timeout"] if e[1] == "check_availability"]) == 1
+        case "promise-refund":
+            assert (3, "said", REFUND_PROMISE) in faulty["facts_before_booking"]
