@@ -219,7 +219,9 @@ def split_sentences(text: str) -> list[str]:
 
 def tool_message(result: ToolResult) -> Message:
     """The lab's answer to one tool call, as a `tool` message."""
-    body = {"kind": result.kind, "content": result.content, "reason": result.reason}
+    body = result.wire
+    if body is None:
+        body = {"kind": result.kind, "content": result.content, "reason": result.reason}
     return {
         "role": "tool",
         "tool_call_id": result.call_id,

@@ -56,6 +56,9 @@ class ToolResult:
     kind: Literal["ok", "blocked", "failed", "invalid"]
     content: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
+    # The body an agent with its own tools gets back, in its own result shape; None: the lab's
+    # own wrapper (kind, content, reason).
+    wire: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from lab.connectors.interface import (
 from lab.connectors.pinning import pinned_transport
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
 from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, tools_digest
+from lab.events.chain import digest
 
 DEFAULT_API_KEY_ENV = "LAB_AGENT_API_KEY"
 MAX_TOOL_ROUNDS = 6
@@ -71,6 +72,7 @@ def connect(spec: AgentSpec) -> OpenAIChatAgent:
         base_url=spec.endpoint,
         model=spec.model or "default",
         tools=[TOOL_SPECS[name] for name in names if name in TOOL_SPECS],
+        own_tools=spec.toolset.functions() if spec.toolset else None,
         system_prompt=system_prompt,
         stream=os.environ.get(STREAM_ENV, "1") != "0",
         timeout_s=timeout_s,
@@ -94,6 +96,7 @@ class OpenAIChatAgent:
         base_url: str,
         model: str,
         tools: list[ToolSpec],
+        own_tools: list[dict[str, Any]] | None = None,
         system_prompt: str | None = None,
         stream: bool = True,
         timeout_s: float = 20.0,
@@ -109,7 +112,8 @@ class OpenAIChatAgent:
         self.max_tool_rounds = max_tool_rounds
         # A read timeout catches a server that stops sending; the deadline one that trickles.
         self.deadline_s = deadline_s
-        self.functions = [spec.openai_function() for spec in tools]
+        # The agent's own definitions (its tools file) as they are, else the lab's tools.
+        self.functions = own_tools or [spec.openai_function() for spec in tools]
         self.messages: list[Message] = []
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
@@ -117,7 +121,7 @@ class OpenAIChatAgent:
             connector="openai",
             endpoint=public_endpoint(base_url),
             model=model,
-            tools_digest=tools_digest(tools),
+            tools_digest=digest(own_tools) if own_tools else tools_digest(tools),
             system_prompt_digest=(
                 hashlib.sha256(system_prompt.encode()).hexdigest() if system_prompt else None
             ),

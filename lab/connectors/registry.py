@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lab.agent_tools.toolset import Toolset
 from lab.connectors.interface import AgentUnderTest
 
 SCRIPTED = "scripted"
@@ -39,6 +40,8 @@ class AgentSpec:
     # The sandbox tools the run offers, by name (tool_specs.TOOL_SPECS), for connectors that
     # hand an agent its function definitions; set by the session, never stored.
     tools: tuple[str, ...] = ()
+    # The agent's own tools (its tools file): offered as they are instead; set by the session.
+    toolset: Toolset | None = None
     # A tenant's registered agent: its host's checked addresses (lab.connectors.pinning), or an
     # AddressRefused; the connector connects only to what it answers. Never stored.
     resolve: Callable[[str, int], Sequence[str]] | None = None

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lab.agent_tools.schema import Function, Kind, Meaning, Results, Role, ToolsFile
 from lab.events.chain import digest
 from lab.events.types import Action, Operation
 
@@ -123,3 +124,36 @@ def tool_name(action: Action, operation: Operation) -> str:
 def tools_digest(specs: list[ToolSpec]) -> str:
     """SHA-256 of the canonical JSON of the offered function definitions."""
     return digest([spec.openai_function() for spec in specs])
+
+
+def lab_tools_file() -> ToolsFile:
+    """The lab's own tools described as a team describes its own: the same machinery reads
+    them (a bot that runs the lab's tool names on its own tables is read this way)."""
+    results = {
+        "check_availability": Results(
+            options="options",
+            id="slot_id",
+            fields={"slot_id": Role.OPTION_ID, "day": Role.DAY, "time": Role.TIME},
+        ),
+        "look_up_order": Results(
+            options="options",
+            id="order_number",
+            fields={"order_number": Role.ORDER, "max_amount_cents": Role.AMOUNT_CENTS},
+        ),
+    }
+    return ToolsFile(
+        business="the lab's demo shop",
+        tools=[
+            Function.model_validate(spec.openai_function()["function"])
+            for spec in TOOL_SPECS.values()
+        ],
+        meanings={
+            spec.name: Meaning(
+                kind=Kind.LOOKUP if spec.operation is Operation.LOOKUP else Kind.COMMIT,
+                action=spec.action,
+                results=results.get(spec.name),
+                day_format="weekday",
+            )
+            for spec in TOOL_SPECS.values()
+        },
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     Field,
@@ -26,7 +26,11 @@ ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp"]
 class AgentIdentity(EvolvingPayload):
     """Who was tested, as run.started records it; never a secret, only digests of what was given."""
 
-    _added_later: ClassVar[tuple[str, ...]] = ("tools_observed_only",)
+    _added_later: ClassVar[tuple[str, ...]] = (
+        "tools_observed_only",
+        "tools_file_digest",
+        "tools_mapping",
+    )
 
     connector: ConnectorKind
     endpoint: str | None = None
@@ -36,6 +40,10 @@ class AgentIdentity(EvolvingPayload):
     # The agent runs its own tools (a pipecat bot's function handlers): the lab sees each call
     # only after it ran, so the gate could not stand in front of it, guarded or not.
     tools_observed_only: bool = False
+    # The agent's own tools file (lab/agent_tools): its digest, and the meaning each tool was
+    # read with (kind, action, argument roles, where results list options, what was inferred).
+    tools_file_digest: str | None = None
+    tools_mapping: dict[str, Any] | None = None
 
     def label(self) -> str:
         """One line for pages and commands: 'openai http://127.0.0.1:9/v1 (model scripted)'."""

@@ -40,6 +40,9 @@ class Run(models.Model):
     # A tenant's registered agent: the NAME of the variable its key is read from when the run
     # connects ("" for none). Runs for no tenant read LAB_AGENT_API_KEY instead.
     agent_key_env = models.CharField(max_length=100, blank=True, default="")
+    # The agent's own tools file (lab.agent_tools), as validated when the run was made: every
+    # process that drives or serves the run reads its tools the same way. None: the lab's tools.
+    agent_tools = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
     # Who may see and drive the run: SHA-256 of the owner token its browser session holds

@@ -10,15 +10,18 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
+from lab.agent_tools.toolset import OPTION_KEY, Refused, Toolset
 from lab.connectors.interface import ToolCall, ToolResult
-from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, offered_specs
+from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, lab_tools_file, offered_specs
 from lab.events.chain import digest
 from lab.events.models import Run
 from lab.events.types import (
+    Action,
     Args,
     CommitFailed,
     CommitReconciled,
@@ -39,6 +42,7 @@ from lab.events.types import (
 from lab.policy.gate import GateState
 from lab.referee.referee import Referee
 from lab.runs.counters import RunCounters
+from lab.runs.observed_tools import ObservedCalls
 from lab.runs.tools import Commitment, ToolCalls
 from lab.scripted.steps import Lookup
 from lab.tools.authorization import Authorization
@@ -69,7 +73,9 @@ class GatedToolBox:
         gate: GateState,
         referee: Referee,
         counters: RunCounters,
+        toolset: Toolset | None = None,
     ) -> None:
+        """toolset: the agent's own tools (its tools file); None offers the lab's own."""
         self.run = run
         self.guarded = run.mode == Mode.GUARDED
         self.record = record
@@ -80,6 +86,18 @@ class GatedToolBox:
         self.counters = counters
         # What a connector offers the agent (as functions, MCP tools): this scenario's tools only.
         self.offered: list[ToolSpec] = offered_specs(frozenset(tools.adapters))
+        self.toolset = toolset
+        # The options lookups listed so far (served or observed), by the id that names each.
+        self.known: dict[str, Args] = {}
+        self.observed = ObservedCalls(
+            record=record,
+            referee=referee,
+            gate=gate,
+            counters=counters,
+            guarded=self.guarded,
+            toolset=toolset or Toolset(lab_tools_file(), referee.week),
+            known=self.known,
+        )
         # One call at a time, whatever path it came by (a connector, MCP, an observed call): the
         # gate decides each on the state the one before it left, or two identical commits in
         # flight would both be allowed.
@@ -106,9 +124,17 @@ class GatedToolBox:
                 result=_bounded(result) if result is not None else None,
             )
         )
-        return await self._run(call, gated=self.guarded)
+        try:
+            read = self.observed.toolset.read(call.name, call.arguments, self.known)
+        except Refused as refused:
+            return await self._invalid(call, str(refused))
+        if read.operation is Operation.LOOKUP:
+            return await self.observed.lookup(call, read, result)
+        return await self.observed.commit(call, read, result)
 
     async def _run(self, call: ToolCall, *, gated: bool) -> ToolResult:
+        if self.toolset is not None:
+            return await self._run_own(call, self.toolset, gated)
         spec = TOOL_SPECS.get(call.name)
         if spec is None or spec not in self.offered:
             offered = ", ".join(s.name for s in self.offered)
@@ -121,8 +147,26 @@ class GatedToolBox:
             return await self._invalid(call, _validation_message(error))
         args: Args = parsed.model_dump(exclude_none=True)
         if spec.operation is Operation.LOOKUP:
-            return await self._lookup(call, spec, args, gated)
-        return await self._commit(call, spec, args, gated)
+            return await self._lookup(call, spec.action, args, gated)
+        return await self._commit(call, spec.action, args, gated)
+
+    async def _run_own(self, call: ToolCall, toolset: Toolset, gated: bool) -> ToolResult:
+        """A call to the agent's own tools: read into the lab's terms, answered in its shape."""
+        try:
+            read = toolset.read(call.name, call.arguments, self.known)
+        except Refused as refused:
+            result = await self._invalid(call, str(refused))
+            return replace(result, wire={"ok": False, "error": result.reason})
+        if read.operation is Operation.COMMIT:
+            result = await self._commit(call, read.action, read.args, gated)
+            return replace(result, wire=_own_answer(result))
+        result = await self._lookup(call, read.action, read.args, gated)
+        if result.kind != "ok":
+            return replace(result, wire=_own_answer(result))
+        options: list[Args] = result.content["options"]
+        for option in options:
+            self.known[str(option[OPTION_KEY[read.action]])] = option
+        return replace(result, wire=toolset.answer_lookup(call.name, options))
 
     async def _invalid(self, call: ToolCall, reason: str) -> ToolResult:
         reason = reason[:_REASON_CHARS]
@@ -134,19 +178,17 @@ class GatedToolBox:
     async def _decide(self, request: GateRequest, gated: bool) -> Event | None:
         return await self.record(self.gate.decide(request)) if gated else None
 
-    async def _lookup(self, call: ToolCall, spec: ToolSpec, args: Args, gated: bool) -> ToolResult:
+    async def _lookup(self, call: ToolCall, action: Action, args: Args, gated: bool) -> ToolResult:
         revision = self.referee.revision
         decision = await self._decide(
-            GateRequest(
-                operation=Operation.LOOKUP, action=spec.action, revision=revision, args=args
-            ),
+            GateRequest(operation=Operation.LOOKUP, action=action, revision=revision, args=args),
             gated,
         )
         if (blocked := _blocked(call, decision)) is not None:
             return blocked
         attempt = self.counters.next(f"lookup-{revision}")
         attempt_id = await self.tools.lookup(
-            Lookup(revision, spec.action, args),
+            Lookup(revision, action, args),
             attempt=attempt,
             authorized_by=decision.id if decision else None,
         )
@@ -157,13 +199,13 @@ class GatedToolBox:
                 return ToolResult(call.call_id, "failed", {"error": reason}, reason)
         return ToolResult(call.call_id, "failed", {"error": "no answer"}, "no answer")
 
-    async def _commit(self, call: ToolCall, spec: ToolSpec, args: Args, gated: bool) -> ToolResult:
-        basis = self.referee.commit_basis(spec.action, args)
+    async def _commit(self, call: ToolCall, action: Action, args: Args, gated: bool) -> ToolResult:
+        basis = self.referee.commit_basis(action, args)
         proposal = basis.proposal
         decision = await self._decide(
             GateRequest(
                 operation=Operation.COMMIT,
-                action=spec.action,
+                action=action,
                 revision=basis.revision,
                 args=args,
                 proposal_id=proposal.proposal_id if proposal else None,
@@ -181,7 +223,7 @@ class GatedToolBox:
         )
         attempt_id = await self.tools.commit_args(
             Commitment(
-                action=spec.action,
+                action=action,
                 revision=basis.revision,
                 proposal_id=proposal.proposal_id if proposal else None,
                 args=args,
@@ -225,6 +267,13 @@ def _commit_result(call: ToolCall, outcome: EventPayload | None) -> ToolResult:
             return ToolResult(call.call_id, "failed", {"error": reason}, reason)
     reason = "the write's outcome is not known"
     return ToolResult(call.call_id, "failed", {"error": reason}, reason)
+
+
+def _own_answer(result: ToolResult) -> dict[str, Any]:
+    """A write's outcome, or any refusal, as an agent with its own tools reads it."""
+    if result.kind == "ok":
+        return {"ok": True, **result.content}
+    return {"ok": False, "error": result.reason}
 
 
 def _bounded(value: dict[str, Any]) -> dict[str, Any]:

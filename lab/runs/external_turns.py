@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from django.conf import settings
 
+from lab.agent_tools.toolset import Toolset
 from lab.connectors.interface import (
     AgentFault,
     AgentOutput,
@@ -48,6 +49,7 @@ from lab.events.types import (
     UnderstandingKind,
     UtterancePurpose,
 )
+from lab.language.days import Week
 from lab.policy.gate import GateState
 from lab.referee.referee import Readback, Referee
 from lab.runs.counters import RunCounters
@@ -82,6 +84,7 @@ class ExternalAgentTurns:
         counters: RunCounters,
         agent: AgentUnderTest,
         on_fault: OnFault,
+        toolset: Toolset | None = None,
     ) -> None:
         self.guarded = run.mode == Mode.GUARDED
         self.events = events
@@ -91,7 +94,7 @@ class ExternalAgentTurns:
         self.outside = agent
         self.on_fault = on_fault
         self.gate = GateState.from_events(events)
-        self.referee = Referee(tools=frozenset(tools.adapters), week=calendar_week())
+        self.referee = Referee(tools=frozenset(tools.adapters), week=toolset_week(toolset))
         for event in events:
             self.referee.observe(event)
         self.toolbox = GatedToolBox(
@@ -102,6 +105,7 @@ class ExternalAgentTurns:
             gate=self.gate,
             referee=self.referee,
             counters=counters,
+            toolset=toolset,
         )
         self.lock = asyncio.Lock()
         # The offer (purpose, proposal id) the agent's current turn has read back, if any.
@@ -210,17 +214,10 @@ class ExternalAgentTurns:
                         case Said(text=text, audio=audio):
                             await self._say(text, purpose, audio)
                         case ToolObserved(call=call, result=result):
-                            # Its own tools already ran: the lab records the call, the gate's
-                            # decision on it and the sandbox's answer, so it is judged as any.
-                            answer = await self.toolbox.observe(call, result)
-                            if answer.kind == "blocked":
-                                await self._fault(
-                                    "ungated",
-                                    f"the agent ran {call.name} on its own tools, which the "
-                                    f"gate could not stand in front of; it blocks it: "
-                                    f"{answer.reason}",
-                                )
-                                return
+                            # Its own tools already ran: the lab records the call as it was,
+                            # with the gate's decision beside it, so it is judged as any; a
+                            # write the gate would have blocked still happened, and FAILs.
+                            await self.toolbox.observe(call, result)
                         case Finished():
                             return
                         case AgentFault(kind=kind, reason=reason):
@@ -294,6 +291,11 @@ class ExternalAgentTurns:
             )
         )
         return proposal_id
+
+
+def toolset_week(toolset: Toolset | None) -> Week:
+    """The calendar week the referee reads days on: the tools file's, else the calendar's."""
+    return toolset.week if toolset is not None and toolset.week is not None else calendar_week()
 
 
 async def _close(stream: AsyncIterator[AgentOutput]) -> None:

@@ -41,6 +41,7 @@ def run_start(
         agent_endpoint="" if agent is None or agent.scripted else agent.endpoint,
         agent_model="" if agent is None or agent.scripted else agent.model,
         agent_key_env=tenant_agent.secret_env if tenant_agent and agent else "",
+        agent_tools=agent.toolset.file.model_dump(mode="json") if agent and agent.toolset else None,
         owner_hash=token_digest(owner_token or headless_owner_token()),
         tenant=tenant_agent.tenant if tenant_agent else "",
         agent=tenant_agent.slug if tenant_agent else "",

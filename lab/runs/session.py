@@ -15,6 +15,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from lab.accounts.agents import checked_resolver, connect_refusal
+from lab.agent_tools.schema import ToolsFile
+from lab.agent_tools.toolset import Toolset
 from lab.connectors import mcp_runs
 from lab.connectors.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
 from lab.connectors.mcp_relay import RELAY
@@ -50,10 +52,18 @@ from lab.runs.turns import AgentTurns
 from lab.scenarios.contracts import Contract
 from lab.scenarios.meaning import CallerMeaning
 from lab.scripted.dialogue import AGENT_VERSION, ScriptedAgent
+from lab.scripted.setup import calendar_week
 
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 
 AGENT_CLOSE_S = 5.0
+
+
+def run_toolset(run: Run) -> Toolset | None:
+    """The agent's own tools the run was made with (validated then), or None: the lab's."""
+    if not run.agent_tools:
+        return None
+    return Toolset(ToolsFile.model_validate(run.agent_tools), calendar_week())
 
 
 def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
@@ -66,6 +76,7 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         model=run.agent_model,
         api_key=_api_key(run),
         tools=tools,
+        toolset=run_toolset(run),
         # A tenant chose the URL: every connection goes to an address checked as it is made.
         resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
         voice=run.channel == Channel.VOICE,
@@ -135,6 +146,7 @@ class RunSession:
                 counters=counters,
                 agent=self.agent,
                 on_fault=self._agent_faulted,
+                toolset=run_toolset(run),
             )
         self._changed = asyncio.Condition()
         self._busy = 0
@@ -348,6 +360,11 @@ class RunSession:
             and identity.connector != "pipecat"
         ):
             identity = identity.model_copy(update={"tools_digest": tools_digest(toolbox.offered)})
+        if toolbox is not None and toolbox.toolset is not None:
+            toolset = toolbox.toolset
+            identity = identity.model_copy(
+                update={"tools_file_digest": toolset.digest, "tools_mapping": toolset.mapping()}
+            )
         return identity
 
     async def _agent_faulted(self, reason: str) -> None:

@@ -1,5 +1,6 @@
 """Calls an outside agent ran on its own tools (ToolObserved, a pipecat bot's function calls):
-recorded as observed, put to the gate and answered by the sandbox, so they are judged as any."""
+recorded as observed and as what they did (its own results read, its writes executed), with the
+gate's decision beside each in guarded runs, so they are judged as any call."""
 
 from __future__ import annotations
 
@@ -51,35 +52,42 @@ async def test_an_observed_well_behaved_agent_passes_with_each_call_recorded_bef
     assert [o.name for o in observed] == ["check_availability"] * 2 + ["book_appointment"]
     assert observed[-1].arguments["day"] == "thursday"
     assert observed[-1].result["kind"] == "ok"
-    # Each observed call is followed by the sandbox's own lookup or commit of the same call.
+    # Each observed call is followed by the lookup or commit it was, read from its own result.
     types = [e.type for e in session.events]
     for index in [i for i, kind in enumerate(types) if kind == "tool.call.observed"]:
         following = [t for t in types[index + 1 :] if t.startswith("tool.")]
         assert following[0] in ("tool.lookup.started", "tool.commit.started")
     (commit,) = of_type(session, "tool.commit.started")
     assert (commit.authorized_by is not None) is (mode is Mode.GUARDED)
-    assert await executions(session) == 1
+    (succeeded,) = of_type(session, "tool.commit.succeeded")
+    assert succeeded.receipt.adapter == "observed:book_appointment"
+    assert succeeded.receipt.receipt_id == observed[-1].result["content"]["receipt_id"]
+    # The bot ran it on its own tables: the lab's sandbox executed nothing.
+    assert await executions(session) == 0
     (started,) = of_type(session, "run.started")
     assert started.agent.tools_observed_only
     assert "the gate could not stand in front" in started.agent.label()
 
 
-async def test_guarded_an_observed_stale_booking_is_an_ungated_fault_and_never_passes(
+async def test_guarded_an_observed_stale_booking_the_gate_would_block_happened_and_fails(
     fast_clock,
 ):
     session = await play("keeps_first_offer", Mode.GUARDED)
     commits = [d for d in of_type(session, "gate.decision") if d.request.operation == "commit"]
     assert [(d.outcome, d.reason_kind) for d in commits] == [("block", "proposal_expired")]
-    (fault,) = of_type(session, "agent.fault")
-    assert fault.fault_kind == "ungated" and "book_appointment" in fault.reason
-    assert of_type(session, "tool.call.observed")[-1].arguments["day"] == "tuesday"
-    assert await executions(session) == 0
-    assert evaluate(session.contract, session.events).verdict is not Verdict.PASS
+    assert not of_type(session, "agent.fault")
+    (started,) = of_type(session, "tool.commit.started")
+    assert started.args["day"] == "tuesday" and started.authorized_by is None
+    assert of_type(session, "tool.commit.succeeded")
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL, evaluation.reason
+    failed = {r.id for r in evaluation.assertions if r.state == "contradicted"}
+    assert "commit_is_latest" in failed
 
 
 async def test_as_is_an_observed_stale_booking_fails_on_the_latest_request(fast_clock):
     session = await play("keeps_first_offer", Mode.UNGUARDED)
-    assert await executions(session) == 1
+    assert len(of_type(session, "tool.commit.succeeded")) == 1
     evaluation = evaluate(session.contract, session.events)
     assert evaluation.verdict is Verdict.FAIL
     failed = {r.id for r in evaluation.assertions if r.state == "contradicted"}

@@ -5,18 +5,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from django.urls import reverse
 from pydantic import ValidationError
 
 from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
+from lab.agent_tools.inference import describe
+from lab.agent_tools.loading import ToolsFileError, parse_tools_file
+from lab.agent_tools.toolset import Toolset
 from lab.asgi import application
 from lab.connectors.registry import (
     API_KEY_ENV,
@@ -38,6 +41,8 @@ from lab.runs.session import RunSession
 from lab.runs.trials import trial_group_create
 from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
 from lab.scenarios.contracts import CallerLine, Contract
+from lab.scripted.setup import calendar_week
+from lab.tools.adapters import ADAPTERS
 from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.database import require_migrated
 
@@ -153,6 +158,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--model", default="", help="the outside agent's model name")
         parser.add_argument(
+            "--tools",
+            type=Path,
+            metavar="FILE",
+            help="the outside agent's own tools file (its tools list and what each means): the "
+            "lab serves and reads its tools in its own names and shapes",
+        )
+        parser.add_argument(
             "--trials",
             type=int,
             metavar="K",
@@ -197,7 +209,8 @@ class Command(BaseCommand):
         out: Path | None = options["out"]
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
-        agent = _agent(options, tenant_agent)
+        agent = _with_tools(_agent(options, tenant_agent), options["tools"], self.stderr)
+        contracts = self._applicable(contracts, agent)
         trials: int | None = options["trials"]
         if trials is not None and not 1 <= trials <= MAX_TRIALS:
             raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
@@ -223,6 +236,28 @@ class Command(BaseCommand):
         self.stdout.write(f"trials page: {_trials_path(group, tenant_agent)}")
         if any(k != trials for k in passed):
             raise SystemExit(1)
+
+    def _applicable(self, contracts: list[Contract], agent: AgentSpec) -> list[Contract]:
+        """The scenarios the agent's own tools can play; each other one is said not applicable,
+        with the reason, rather than run to an INCONCLUSIVE."""
+        if agent.toolset is None:
+            return contracts
+        offered = agent.toolset.actions
+        kept = []
+        for contract in contracts:
+            lacking = sorted(
+                str(ADAPTERS[name].action)
+                for name in contract.tools
+                if ADAPTERS[name].action not in offered
+            )
+            if lacking and len(lacking) == len(contract.tools):
+                self.stdout.write(f"{contract.id} NOT_APPLICABLE")
+                self.stderr.write(
+                    f"  {contract.id}: the agent's tools offer no {' or '.join(lacking)} action"
+                )
+            else:
+                kept.append(contract)
+        return kept
 
     def _play(
         self,
@@ -305,6 +340,25 @@ def _trials_path(group: TrialGroup, tenant_agent: AgentRef | None) -> str:
         f"{path} (open to the runs' owner, this process; "
         "with --tenant T --agent-slug S the page is T's members' to open)"
     )
+
+
+def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> AgentSpec:
+    """The spec with its own tools file, read and checked now; what was inferred is printed."""
+    if path is None:
+        return spec
+    if spec.scripted:
+        raise CommandError("--tools describes an outside agent's own tools; give --agent too")
+    try:
+        file = parse_tools_file(path.read_bytes(), source=str(path))
+    except OSError as error:
+        raise CommandError(f"--tools: {error}") from None
+    except ToolsFileError as error:
+        raise CommandError(f"--tools: {error}") from None
+    toolset = Toolset(file, calendar_week())
+    err.write(f"tools file {path} (sha256 {toolset.digest[:12]}…), read as:")
+    for line in describe(toolset.meanings):
+        err.write(f"  {line}")
+    return replace(spec, toolset=toolset)
 
 
 def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
