@@ -18,8 +18,6 @@ from pydantic import ValidationError
 
 from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
 from lab.agent_tools.inference import describe
-from lab.agent_tools.loading import ToolsFileError, parse_tools_file
-from lab.agent_tools.toolset import Toolset
 from lab.asgi import application
 from lab.connectors.registry import (
     API_KEY_ENV,
@@ -39,11 +37,17 @@ from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.runs.trials import trial_group_create
-from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
+from lab.scenarios.catalog import (
+    SCENARIO_DIRS_ENV,
+    UnknownScenario,
+    all_contracts,
+    contract_get,
+    free_contract,
+)
 from lab.scenarios.contracts import CallerLine, Contract
-from lab.scripted.setup import calendar_week
 from lab.tools.adapters import ADAPTERS
 from lab.web.access import owner_session_new, session_cookie
+from lab.web.management.agent_tools import toolset_from
 from lab.web.management.database import require_migrated
 
 RUN_TIMEOUT_S = 600
@@ -130,6 +134,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--scenario", action="append", dest="scenarios", metavar="ID")
+        parser.add_argument(
+            "--scenarios",
+            type=Path,
+            metavar="DIR",
+            dest="scenario_dir",
+            help="also the scenarios in DIR (a team's own, or maketemplates' output)",
+        )
         parser.add_argument("--unguarded", action="store_true", help="take the policy gate out")
         parser.add_argument(
             "--ungrounded",
@@ -197,10 +208,15 @@ class Command(BaseCommand):
         lines = free_lines(options["free"]) if options["free"] else None
         if lines is not None and (options["scenarios"] or options["channel"] != "typed"):
             raise CommandError("--free runs the free call alone, on the typed channel")
+        if options["scenario_dir"] is not None:
+            if not options["scenario_dir"].is_dir():
+                raise CommandError(f"--scenarios: {options['scenario_dir']} is not a folder")
+            folders = [os.environ.get(SCENARIO_DIRS_ENV, ""), str(options["scenario_dir"])]
+            os.environ[SCENARIO_DIRS_ENV] = os.pathsep.join(filter(None, folders))
         try:
             names = options["scenarios"] or sorted(all_contracts())
             contracts = [free_contract()] if lines else [contract_get(s) for s in names]
-        except UnknownScenario as error:
+        except (UnknownScenario, ValueError) as error:
             raise CommandError(str(error)) from None
         if options["time_scale"] is not None:
             if not 0.001 <= options["time_scale"] <= 10:
@@ -348,13 +364,7 @@ def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> Agent
         return spec
     if spec.scripted:
         raise CommandError("--tools describes an outside agent's own tools; give --agent too")
-    try:
-        file = parse_tools_file(path.read_bytes(), source=str(path))
-    except OSError as error:
-        raise CommandError(f"--tools: {error}") from None
-    except ToolsFileError as error:
-        raise CommandError(f"--tools: {error}") from None
-    toolset = Toolset(file, calendar_week())
+    toolset = toolset_from(path)
     err.write(f"tools file {path} (sha256 {toolset.digest[:12]}…), read as:")
     for line in describe(toolset.meanings):
         err.write(f"  {line}")
