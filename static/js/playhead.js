@@ -7,11 +7,11 @@
 (() => {
   const follow = () => {
     const audio = document.getElementById("recording");
-    const clockData = document.getElementById("event-clock");
+    const box = document.getElementById("recording-box");
     // A live run's player arrives with its end (swapped in over the socket): set it up once.
-    if (!audio || !clockData || audio.dataset.playhead) return;
+    if (!audio || !box || !box.dataset.eventClock || audio.dataset.playhead) return;
     audio.dataset.playhead = "on";
-    const clock = JSON.parse(clockData.textContent);
+    const clock = JSON.parse(box.dataset.eventClock);
     const output = document.createElement("output");
     output.id = "playhead";
     output.setAttribute("aria-live", "off");

@@ -69,7 +69,7 @@ def test_the_recording_arrives_at_the_windows_own_url(
     (tmp_path / f"{run.id}.wav").write_bytes(b"RIFF")
     html = run_end_fragment(run=run, events=[], owner=owner, share=share)
     url = f"/share/{share}/recording.wav" if share else f"/runs/{run.id}/recording.wav"
-    assert '<div class="recording" id="recording-box" hx-swap-oob="true">' in html
+    assert 'id="recording-box" data-event-clock="{}" hx-swap-oob="true">' in html
     assert f'src="{url}"' in html and f'href="{url}" download' in html
     # No MCP button on this run (the scripted agent) and none on a share link's page.
     assert 'id="mcp"' not in html
