@@ -12,7 +12,7 @@ from django.urls import reverse
 from lab.events.models import Run
 from lab.events.types import Channel, Event
 from lab.runs.recording_files import recording_path
-from lab.web.panel import TEMPLATE, referee_used
+from lab.web.panel import TEMPLATE
 from lab.web.playback import recording_context
 
 
@@ -24,11 +24,8 @@ def recording_url(run: Run, share: str) -> str:
 
 
 def run_end_fragment(*, run: Run, events: list[Event], owner: bool, share: str = "") -> str:
-    """The referee line, the sealed recording (voice runs) and, for the owner, no MCP button."""
-    context: dict[str, object] = {
-        "referee": referee_used(events),
-        "mcp_gone": owner and bool(run.agent_connector),
-    }
+    """The sealed recording (voice runs) and, for the owner, no MCP button."""
+    context: dict[str, object] = {"mcp_gone": owner and bool(run.agent_connector)}
     if run.channel == Channel.VOICE.value and recording_path(str(run.id)).is_file():
         context.update(recording_context(events, url=recording_url(run, share), offer_file=False))
     return render_to_string(f"{TEMPLATE}#run_end_oob", context)

@@ -1,5 +1,6 @@
-"""When a run ends, each open window gets what a reload would show it, without one: the
-referee line, the sealed recording (at its own URL) and, on the owner's page, no MCP button."""
+"""The live run page shows what a reload would, without one: the referee line as the caller's
+turns are judged, and at the end the sealed recording (at the window's own URL) and, on the
+owner's page, no MCP button."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def outsiders() -> Iterator[None]:
     unregister_connector("double")
 
 
-async def test_the_driving_window_shows_the_referee_and_loses_the_mcp_button_at_the_end(
+async def test_the_driving_window_shows_the_referee_live_and_loses_the_mcp_button_at_the_end(
     outsiders: None, fast_clock: object
 ) -> None:
     agent = AgentSpec(connector="double", endpoint="well_behaved", model="m1")
@@ -47,16 +48,18 @@ async def test_the_driving_window_shows_the_referee_and_loses_the_mcp_button_at_
     assert connected
     try:
         await communicator.send_to(text_data=json.dumps({"action": "play"}))
-        seen_final = False
+        referee, seen_final = "", False
         while True:
             message = await communicator.receive_from(timeout=60)
-            seen_final = seen_final or 'data-final="true"' in message
             if 'id="referee" hx-swap-oob="true"' in message:
+                referee = message
+            seen_final = seen_final or 'data-final="true"' in message
+            if seen_final and 'id="mcp"' in message:
                 break
     finally:
         await communicator.disconnect()
-    assert seen_final, "the end's own fragment follows the final verdict"
-    assert "Referee: scenario annotations" in message
+    # The referee line fills in as the caller's turns are judged, before the end.
+    assert "Referee: scenario annotations" in referee
     assert '<div id="mcp" class="share" hx-swap-oob="true" hidden></div>' in message
 
 
@@ -75,8 +78,12 @@ def test_the_recording_arrives_at_the_windows_own_url(
     assert 'id="mcp"' not in html
 
 
-def test_a_typed_run_gets_no_recording(settings: object, tmp_path: Path) -> None:
+def test_a_typed_run_gets_no_recording_and_only_its_owner_loses_the_mcp_button(
+    settings: object, tmp_path: Path
+) -> None:
     settings.LAB_RECORDING_DIR = tmp_path  # type: ignore[attr-defined]
     run = run_start(scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED)
-    html = run_end_fragment(run=run, events=[], owner=True)
-    assert "recording-box" not in html and 'id="referee"' in html
+    run.agent_connector = "openai"
+    owners = run_end_fragment(run=run, events=[], owner=True)
+    assert "recording-box" not in owners and 'id="mcp"' in owners
+    assert 'id="mcp"' not in run_end_fragment(run=run, events=[], owner=False, share="t")
