@@ -27,7 +27,9 @@ from lab.grading.schema import (
 DETERMINISTIC_GRADER = "deterministic-grader"
 # 2: fail closed (an unchecked statement is flagged, not supported), named policies, free-string
 # capabilities, action claims, spoken prices and ranges, amount-off promotions (issue 17).
-DETERMINISTIC_VERSION = "2"
+# 3: clauses that run the call (ending it, "I'm here", what the agent is, how a tool call went)
+# are known-safe, so the lab's own fixed lines are no longer flagged (issue 30).
+DETERMINISTIC_VERSION = "3"
 
 
 class Grader(Protocol):

@@ -1,5 +1,5 @@
 """The kinds of clause that need no grounding: greetings, filler, questions back, hand-offs,
-refusals, "I don't know", tool-status lines and readbacks of what the call's tools returned.
+refusals, "I don't know", running the call, tool-status lines and readbacks of tool results.
 
 Pure. The grader fails closed: a clause that makes no checkable claim is supported only when it
 is one of these kinds; any other declarative is flagged for a human.
@@ -74,6 +74,23 @@ ABOUT_CALLER = re.compile(
     rf"check)|to{_}confirm|so{_}that's|(?:is|was){_}there{_}anything{_}else|anything{_}else)\b"
 )
 
+# Running the call itself, each a whole clause so no fact can ride along: ending it, saying the
+# agent is there, repeating what was cut, saying what it is, and how a tool call went.
+CALL_FLOW = re.compile(
+    rf"(?:it{_}(?:sounds|seems){_}like{_}we're{_}(?:all{_})?(?:done|finished),?{_}so{_})?"
+    rf"i'll{_}(?:end|close){_}(?:the|this|our){_}call(?:{_}(?:here|now))?"
+    rf"|(?:i'm|i{_}am){_}(?:still{_})?(?:here|listening|on{_}the{_}line)"
+    rf"|here{_}it{_}is{_}again|let{_}me{_}(?:repeat|say){_}(?:that|it){_}again"
+    rf"|(?:sorry,?{_})?you{_}cut{_}in{_}before{_}i{_}finished"
+    rf"|(?:i'm|i{_}am){_}(?:an?|the|your)(?:{_}[a-z']+)?{_}(?:automated|virtual|ai|digital|voice)"
+    rf"{_}(?:agent|assistant)"
+    rf"|(?:that's|that{_}is|this{_}is|it's){_}taking{_}(?:a{_}bit{_})?longer{_}than{_}(?:usual|expected)"
+    rf"|i've{_}checked"
+    rf"|(?:i've{_}checked:?{_})?(?:it|that){_}(?:did{_}not|didn't){_}go{_}through"
+    rf"(?:,?{_}so{_}nothing{_}(?:was|has{_}been){_}done)?"
+)
+_END = re.compile(r"[\s.,;:!]+$")
+
 
 _LEAD = re.compile(
     rf"^(?:(?:ok(?:ay)?|sure|great|right|alright|well|so|hmm|um|oh|perfect|lovely|yes|yeah|"
@@ -88,6 +105,8 @@ def is_safe(lower: str) -> bool:
     if not re.search(r"[a-z0-9]", text):
         return True
     if text.endswith("?") or ph.QUESTION_START.search(text):
+        return True
+    if CALL_FLOW.fullmatch(_END.sub("", text)) or CALL_FLOW.fullmatch(_END.sub("", bare)):
         return True
     return any(
         pattern.search(text) or pattern.search(bare)

@@ -119,10 +119,8 @@ def free_lines(path: Path) -> list[str]:
 
 def _attribution(tenant: str | None, slug: str | None) -> AgentRef | None:
     """The agent --tenant and --agent-slug name together, checked; None when neither is given."""
-    if not tenant and not slug:
-        return None
     if not tenant or not slug:
-        raise CommandError("--tenant and --agent-slug go together: name the tenant and its agent")
+        return None
     try:
         return agent_named(tenant, slug)
     except AgentRefused as refused:
@@ -202,12 +200,38 @@ class Command(BaseCommand):
             help="compress the conversation clock (1.0 = real time); typed channel only",
         )
 
+    def check_options(self, options: dict[str, Any]) -> None:
+        """Refuse option combinations that cannot run, before anything is touched.
+
+        Pure: the README check calls it on every `runscenarios` example it shows."""
+        if options["free"] and (options["scenarios"] or options["channel"] != "typed"):
+            raise CommandError("--free runs the free call alone, on the typed channel")
+        if bool(options["tenant"]) != bool(options["agent_slug"]):
+            raise CommandError(
+                "--tenant and --agent-slug go together: name the tenant and its agent"
+            )
+        if options["agent_slug"] and (options["agent"] != "scripted" or options["model"]):
+            raise CommandError(
+                "--agent-slug runs the agent as its tenant registered it (connector, URL, model, "
+                "key's variable): drop --agent and --model, or register another agent "
+                "(manage.py registeragent, or /t/TENANT/agents/)"
+            )
+        if options["agent"] == "scripted" and options["model"]:
+            raise CommandError(
+                "--model names an outside agent's model; the scripted agent has none"
+            )
+        scale = options["time_scale"]
+        if scale is not None and not 0.001 <= scale <= 10:
+            raise CommandError("--time-scale must lie in [0.001, 10]")
+        trials = options["trials"]
+        if trials is not None and not 1 <= trials <= MAX_TRIALS:
+            raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
+
     def handle(self, *args: Any, **options: Any) -> None:
+        self.check_options(options)
         require_migrated()
         tenant_agent = _attribution(options["tenant"], options["agent_slug"])
         lines = free_lines(options["free"]) if options["free"] else None
-        if lines is not None and (options["scenarios"] or options["channel"] != "typed"):
-            raise CommandError("--free runs the free call alone, on the typed channel")
         if options["scenario_dir"] is not None:
             if not options["scenario_dir"].is_dir():
                 raise CommandError(f"--scenarios: {options['scenario_dir']} is not a folder")
@@ -219,8 +243,6 @@ class Command(BaseCommand):
         except (UnknownScenario, ValueError) as error:
             raise CommandError(str(error)) from None
         if options["time_scale"] is not None:
-            if not 0.001 <= options["time_scale"] <= 10:
-                raise CommandError("--time-scale must lie in [0.001, 10]")
             settings.LAB_TIME_SCALE = options["time_scale"]
         out: Path | None = options["out"]
         if out is not None:
@@ -228,8 +250,6 @@ class Command(BaseCommand):
         agent = _with_tools(_agent(options, tenant_agent), options["tools"], self.stderr)
         contracts = self._applicable(contracts, agent)
         trials: int | None = options["trials"]
-        if trials is not None and not 1 <= trials <= MAX_TRIALS:
-            raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
         unguarded = options["unguarded"] or options["as_is"]
         start = RunStart(
             mode=Mode.UNGUARDED if unguarded else Mode.GUARDED,
@@ -374,11 +394,6 @@ def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> Agent
 def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
     """The --agent spec or the registered agent's, checked before any run is created."""
     if tenant_agent is not None:
-        if options["agent"] != "scripted" or options["model"]:
-            raise CommandError(
-                "--agent-slug runs the agent as its tenant registered it (connector, URL, model, "
-                "key's variable): drop --agent and --model, or change it on /t/TENANT/agents/"
-            )
         try:
             return agent_ready(tenant_agent) or parse_spec("scripted")
         except AgentRefused as refused:
@@ -390,6 +405,4 @@ def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
         check_connector(spec)
     except ConnectorUnavailable as error:
         raise CommandError(f"--agent: {error}") from None
-    if spec.scripted and options["model"]:
-        raise CommandError("--model names an outside agent's model; the scripted agent has none")
     return spec
