@@ -7,6 +7,7 @@ for a tenant that does not exist. A key's variable is shown by name, never with 
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -22,10 +23,11 @@ from lab.accounts.agent_forms import AgentForm, NewAgentForm
 from lab.accounts.agent_targets import CONNECTORS, SECRET_ENV_PREFIX
 from lab.accounts.models import Agent, Tenant
 from lab.accounts.roles import Role, can_manage
+from lab.agent_tools.loading import MAX_BYTES
 
 NOT_FOUND = "There is no such page."
 FORBIDDEN = "Only the tenant's owners and admins change its agents."
-FIELDS = ("name", "connector", "endpoint", "model", "secret_env")
+FIELDS = ("name", "connector", "endpoint", "model", "secret_env", "tools")
 
 
 def _read(form: type[AgentForm], post: QueryDict) -> tuple[AgentForm | None, dict[str, str]]:
@@ -99,6 +101,7 @@ def _page(
 def _posted(request: HttpRequest, errors: dict[str, str]) -> dict[str, str]:
     """The form's values to show again; a refused key's variable is not (it may be a key)."""
     values = {key: str(request.POST.get(key, "")).strip()[:500] for key in (*FIELDS, "slug")}
+    values["tools"] = str(request.POST.get("tools", ""))[:MAX_BYTES]  # shown again whole
     if "secret_env" in errors:
         values["secret_env"] = ""
     return values
@@ -121,7 +124,7 @@ def agents_page(request: HttpRequest, tenant: str) -> HttpResponse:
     owner = get_object_or_404(Tenant, slug=tenant)
     try:
         with transaction.atomic():
-            Agent.objects.create(tenant=owner, **form.model_dump())
+            Agent.objects.create(tenant=owner, **form.stored())
     except IntegrityError:
         taken = {"slug": f"{tenant} already has an agent {form.slug}"}
         values = _posted(request, taken)
@@ -141,12 +144,13 @@ def agent_edit(request: HttpRequest, tenant: str, slug: str) -> HttpResponse:
         return _forbidden()
     if request.method != "POST":
         values = {key: getattr(agent, key) for key in FIELDS}
+        values["tools"] = json.dumps(agent.tools, indent=2) if agent.tools else ""
         return _page(request, tenant, role, editing=agent, values=values)
     form, errors = _read(AgentForm, request.POST)
     if form is None:
         values = _posted(request, errors)
         return _page(request, tenant, role, editing=agent, values=values, errors=errors, status=400)
-    Agent.objects.filter(pk=agent.pk).update(**form.model_dump())
+    Agent.objects.filter(pk=agent.pk).update(**form.stored())
     return redirect("agents_page", tenant=tenant)
 
 

@@ -13,9 +13,12 @@ from lab.accounts.access import role_in
 from lab.accounts.agent_targets import CONNECTORS, SCRIPTED, endpoint_check
 from lab.accounts.models import Agent, Membership
 from lab.accounts.roles import Role, can_act
+from lab.agent_tools.schema import ToolsFile
+from lab.agent_tools.toolset import Toolset
 from lab.alerts.targets import Target, TargetRefused, origin_of
 from lab.connectors.pinning import AddressRefused, Resolve
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable, check_connector
+from lab.scripted.setup import calendar_week
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class AgentRef:
     endpoint: str = ""
     model: str = ""
     secret_env: str = ""
+    tools: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -44,7 +48,12 @@ class AgentRef:
         """The agent under test its runs record; None for the lab's scripted agent."""
         if self.connector == SCRIPTED:
             return None
-        return AgentSpec(connector=self.connector, endpoint=self.endpoint, model=self.model)
+        toolset = None
+        if self.tools is not None:
+            toolset = Toolset(ToolsFile.model_validate(self.tools), calendar_week())
+        return AgentSpec(
+            connector=self.connector, endpoint=self.endpoint, model=self.model, toolset=toolset
+        )
 
     @classmethod
     def of(cls, agent: Agent) -> AgentRef:
@@ -55,6 +64,7 @@ class AgentRef:
             endpoint=agent.endpoint,
             model=agent.model,
             secret_env=agent.secret_env,
+            tools=agent.tools,
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from argparse import ArgumentParser
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -27,6 +28,9 @@ class Command(BaseCommand):
         parser.add_argument("--model", default="")
         parser.add_argument("--key-env", default="", help="the LAB_AGENT_KEY_… variable's name")
         parser.add_argument("--name", default="")
+        parser.add_argument(
+            "--tools", type=Path, metavar="FILE", help="the agent's own tools file (checktools)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tenant = Tenant.objects.filter(slug=options["tenant"]).first()
@@ -40,6 +44,7 @@ class Command(BaseCommand):
                 endpoint=options["url"],
                 model=options["model"],
                 secret_env=options["key_env"],
+                tools=_read(options["tools"]),
             )
         except ValidationError as error:
             problems = "; ".join(
@@ -47,8 +52,17 @@ class Command(BaseCommand):
                 for e in error.errors(include_url=False)
             )
             raise CommandError(problems) from None
-        fields = form.model_dump()
+        fields = form.stored()
         slug = fields.pop("slug")
         _, created = Agent.objects.update_or_create(tenant=tenant, slug=slug, defaults=fields)
         state = "registered" if created else "updated"
         self.stdout.write(f"agent {tenant.slug}/{slug} {state}")
+
+
+def _read(path: Path | None) -> str:
+    if path is None:
+        return ""
+    try:
+        return path.read_text()
+    except OSError as error:
+        raise CommandError(f"--tools: {error}") from None
