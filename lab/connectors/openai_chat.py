@@ -46,7 +46,6 @@ from lab.connectors.pinning import pinned_transport
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
 from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, tools_digest
 
-DEFAULT_API_KEY_ENV = "LAB_AGENT_API_KEY"
 MAX_TOOL_ROUNDS = 6
 _BODY_EXCERPT = 200
 # How a run's connector is tuned from the environment (the spec holds only what a run records).
@@ -99,7 +98,6 @@ class OpenAIChatAgent:
         timeout_s: float = 20.0,
         connect_timeout_s: float = 5.0,
         deadline_s: float = 120.0,
-        api_key_env: str = DEFAULT_API_KEY_ENV,
         api_key: str | None = None,
         max_tool_rounds: int = MAX_TOOL_ROUNDS,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -123,8 +121,10 @@ class OpenAIChatAgent:
             ),
         )
         headers = {"Accept": "text/event-stream" if stream else "application/json"}
-        if key := api_key or os.environ.get(api_key_env):
-            headers["Authorization"] = f"Bearer {key}"
+        # Only the key the run's spec carries: whose key an agent may get is the session's
+        # decision (a tenant's own variable, or the shell's LAB_AGENT_API_KEY), never a default.
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/") + "/",
             headers=headers,

@@ -20,7 +20,8 @@ from lab.connectors.interface import (
     ToolCalled,
     TurnFinished,
 )
-from lab.connectors.openai_chat import OpenAIChatAgent
+from lab.connectors.openai_chat import OpenAIChatAgent, connect
+from lab.connectors.registry import AgentSpec
 from lab.connectors.tool_specs import offered_specs
 from lab.events.types import Action
 from tests.connectors.toolbox import FixtureToolBox
@@ -231,23 +232,20 @@ async def test_a_refused_connection_is_a_disconnected_fault() -> None:
     assert isinstance(fault, AgentFault) and fault.kind == "disconnected"
 
 
-async def test_the_api_key_goes_as_a_bearer_token_from_the_named_variable(
+async def test_the_api_key_goes_as_a_bearer_token_only_when_the_spec_carries_one(
     bad_server: BadServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MY_AGENT_KEY", "sekrit-1")
-    agent = OpenAIChatAgent(
-        base_url=bad_server.url("fine"), model="m", tools=CALENDAR, api_key_env="MY_AGENT_KEY"
-    )
-    outputs = await _hear(agent, FixtureToolBox())
+    # The operator's own key sits in the environment: a spec without a key must not pick it up.
+    monkeypatch.setenv("LAB_AGENT_API_KEY", "the-labs-own-key")
+    keyed = connect(AgentSpec(connector="openai", endpoint=bad_server.url("fine"), api_key="k-1"))
+    outputs = await _hear(keyed, FixtureToolBox())
     assert outputs == [Said("Hi there."), TurnFinished()]
-    assert bad_server.headers[-1]["authorization"] == "Bearer sekrit-1"
-    assert "sekrit" not in agent.identity.model_dump_json()
-    monkeypatch.delenv("MY_AGENT_KEY")
-    keyless = OpenAIChatAgent(
-        base_url=bad_server.url("fine"), model="m", tools=CALENDAR, api_key_env="MY_AGENT_KEY"
-    )
-    await _hear(keyless, FixtureToolBox())
+    assert bad_server.headers[-1]["authorization"] == "Bearer k-1"
+    assert "k-1" not in keyed.identity.model_dump_json()
+    keyless = connect(AgentSpec(connector="openai", endpoint=bad_server.url("fine")))
+    assert await _hear(keyless, FixtureToolBox()) == [Said("Hi there."), TurnFinished()]
     assert "authorization" not in bad_server.headers[-1]
+    assert "the-labs-own-key" not in json.dumps(bad_server.headers)
 
 
 async def test_a_greeting_may_be_empty_and_without_a_system_prompt_asks_nothing(
