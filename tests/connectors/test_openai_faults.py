@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import struct
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
@@ -69,6 +70,26 @@ _ANSWERS: dict[str, tuple[int, str, bytes]] = {
 }
 
 
+def _delta(text: str) -> bytes:
+    chunk = {"model": "m", "choices": [{"index": 0, "delta": {"content": text}}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+_JSON_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+_SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+# habit: (head, start, what follows for ever)
+_ENDLESS: dict[str, tuple[bytes, bytes, bytes]] = {
+    "endless-json": (_JSON_HEAD, b'{"choices": [{"message": {"content": "', b"a" * 65536),
+    "endless-line": (_SSE_HEAD, b'data: {"choices": [{"delta": {"content": "', b"a" * 65536),
+    "endless-stream": (_SSE_HEAD, b"", _delta("Still talking. ") * 200),
+    "endless-error": (
+        b"HTTP/1.1 500 X\r\nContent-Type: text/plain\r\n\r\n",
+        b"upstream exploded ",
+        b"x" * 65536,
+    ),
+}
+
+
 @dataclass
 class BadServer:
     port: int = 0
@@ -96,6 +117,31 @@ class BadServer:
                     chunk = {"model": "m", "choices": [{"index": 0, "delta": {"content": text}}]}
                     writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 writer.write(b"data: [DONE]\n\n")
+                await writer.drain()
+            elif habit in _ENDLESS:
+                # Sends without end, fast, until the lab hangs up.
+                head, start, filler = _ENDLESS[habit]
+                writer.write(head + start)
+                while not self.released.is_set():
+                    writer.write(filler)
+                    await writer.drain()
+            elif habit in ("cut-stream", "reset-stream"):
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                for text in ("I have Tuesday at 9:30 AM. ", "Shall I"):
+                    writer.write(_delta(text))
+                await writer.drain()
+                if habit == "reset-stream":
+                    # SO_LINGER 0: the close is a reset (RST), as a crashed server's is.
+                    sock = writer.get_extra_info("socket")
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    writer.transport.abort()
+            elif habit == "cut-body":
+                body = _completion({"role": "assistant", "content": "I have Tuesday. Shall I"})
+                writer.write(
+                    f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body) + 500}\r\n\r\n".encode()
+                    + body
+                )
                 await writer.drain()
             elif habit == "trickle":
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
@@ -278,3 +324,57 @@ async def test_identify_keeps_the_asked_model_when_the_server_cannot_say(
         finally:
             await agent.close()
         assert agent.identity.model == "m"
+
+
+@pytest.mark.parametrize(
+    ("habit", "stream", "what"),
+    [
+        ("endless-json", False, "the reply's body passed 1 MiB"),
+        ("endless-line", True, "one line of the streamed reply passed 256 KiB"),
+        ("endless-stream", True, "the streamed reply passed 1 MiB"),
+    ],
+)
+async def test_a_reply_past_its_cap_is_an_oversize_fault_and_is_not_read_on(
+    bad_server: BadServer, habit: str, stream: bool, what: str
+) -> None:
+    outputs = await _hear(_agent(bad_server.url(habit), stream=stream), FixtureToolBox())
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "oversize"
+    assert what in fault.reason
+    assert not any(isinstance(o, TurnFinished) for o in outputs)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_endless_error_body_is_read_only_as_far_as_its_excerpt(
+    bad_server: BadServer, stream: bool
+) -> None:
+    outputs = await _hear(_agent(bad_server.url("endless-error"), stream=stream), FixtureToolBox())
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "http_error"
+    assert "500" in fault.reason and "upstream exploded" in fault.reason
+
+
+async def test_a_stream_closed_before_done_is_a_truncated_fault_and_its_tail_is_not_said(
+    bad_server: BadServer,
+) -> None:
+    outputs = await _hear(_agent(bad_server.url("cut-stream"), stream=True), FixtureToolBox())
+    assert outputs[:-1] == [Said("I have Tuesday at 9:30 AM.")]  # never the dangling "Shall I"
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "ended without data: [DONE] after 2 chunks" in fault.reason
+
+
+async def test_a_reset_mid_stream_says_what_happened(bad_server: BadServer) -> None:
+    outputs = await _hear(_agent(bad_server.url("reset-stream"), stream=True), FixtureToolBox())
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "the connection broke after" in fault.reason
+    assert "reset" in fault.reason.lower()  # ConnectionResetError's words, not "ReadError: "
+    assert not any(isinstance(o, TurnFinished) for o in outputs)
+
+
+async def test_a_whole_body_cut_short_is_a_truncated_fault(bad_server: BadServer) -> None:
+    outputs = await _hear(_agent(bad_server.url("cut-body")), FixtureToolBox())
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "without sending complete message body" in fault.reason
