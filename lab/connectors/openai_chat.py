@@ -106,7 +106,7 @@ class OpenAIChatAgent:
         stream: bool = True,
         timeout_s: float = 20.0,
         connect_timeout_s: float = 5.0,
-        deadline_s: float = 120.0,
+        deadline_s: float | None = None,
         api_key: str | None = None,
         max_tool_rounds: int = MAX_TOOL_ROUNDS,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -114,8 +114,10 @@ class OpenAIChatAgent:
         self.model = model
         self.stream = stream
         self.max_tool_rounds = max_tool_rounds
-        # A read timeout catches a server that stops sending; the deadline one that trickles.
-        self.deadline_s = deadline_s
+        # The request's limit is a deadline over all of it (by default timeout_s, as
+        # LAB_AGENT_REQUEST_TIMEOUT_S promises), so a server that trickles is held to it too;
+        # the read timeout within it only names a server that went silent sooner.
+        self.deadline_s = timeout_s if deadline_s is None else deadline_s
         self.functions = [spec.openai_function() for spec in tools]
         self.messages: list[Message] = []
         if system_prompt:
@@ -215,8 +217,10 @@ class OpenAIChatAgent:
             yield AgentFault("oversize", str(error))
         except Cut as error:
             yield AgentFault("truncated", str(error))
-        except (httpx.TimeoutException, TimeoutError):
-            yield AgentFault("timeout", f"no complete reply within the {self._timeout_s:g} s limit")
+        except httpx.TimeoutException:
+            yield AgentFault("timeout", f"the server sent nothing for {self._timeout_s:g} s")
+        except TimeoutError:
+            yield AgentFault("timeout", f"no complete reply within the {self.deadline_s:g} s limit")
         except httpx.HTTPError as error:
             yield AgentFault("disconnected", why(error))
 

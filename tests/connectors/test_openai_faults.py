@@ -185,7 +185,7 @@ async def _hear(agent: OpenAIChatAgent, box: FixtureToolBox) -> list[AgentOutput
 
 
 def _agent(
-    url: str, *, stream: bool = False, timeout_s: float = 20.0, deadline_s: float = 120.0
+    url: str, *, stream: bool = False, timeout_s: float = 20.0, deadline_s: float | None = None
 ) -> OpenAIChatAgent:
     return OpenAIChatAgent(
         base_url=url,
@@ -219,6 +219,19 @@ async def test_a_stream_that_never_finishes_is_a_timeout_fault(bad_server: BadSe
     outputs = await _hear(agent, FixtureToolBox())
     assert [type(o) for o in outputs] == [AgentFault]
     assert isinstance(outputs[0], AgentFault) and outputs[0].kind == "timeout"
+
+
+async def test_the_request_limit_is_a_deadline_over_the_whole_reply(bad_server: BadServer) -> None:
+    # Keep-alive comments arrive well within the limit, each one; the reply never does.
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    outputs = await _hear(
+        _agent(bad_server.url("trickle"), stream=True, timeout_s=0.5), FixtureToolBox()
+    )
+    assert loop.time() - started < 3.0
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "timeout"
+    assert "no complete reply within the 0.5 s limit" in fault.reason
 
 
 async def test_time_the_lab_spends_between_sentences_is_not_the_servers(
