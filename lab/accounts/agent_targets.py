@@ -2,7 +2,7 @@
 
 The agent's URL is a request the lab makes on the tenant's behalf, so it follows the alert
 webhooks' target rules (lab.alerts.targets: no internal address unless the operator's
-LAB_ALERT_ALLOWED_HOSTS names it). A ws(s) URL is checked as the http(s) one it upgrades from.
+LAB_OUTBOUND_ALLOWED_HOSTS names it). A ws(s) URL is checked as the http(s) one it upgrades from.
 """
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ def agent_target_check(connector: str, url: str, *, resolved: bool) -> Target | 
     return endpoint_check(
         connector,
         url,
-        allowed=settings.LAB_ALERT_ALLOWED_HOSTS,
+        allowed=settings.LAB_OUTBOUND_ALLOWED_HOSTS,
         own=origin_of(settings.LAB_PUBLIC_URL),
         unresolved_ok=not resolved,
     )

@@ -181,7 +181,7 @@ def test_the_operator_allows_an_internal_host_with_the_alert_setting(tenants, se
     client = signed_in(tenants, "owner")
     local = {**GOOD, "endpoint": "http://127.0.0.1:11434/v1"}
     assert client.post(PAGE, local).status_code == 400
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1:11434")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1:11434")
     assert client.post(PAGE, local).status_code == 302
     # The exception is for that port only.
     other_port = {**local, "slug": "other", "endpoint": "http://127.0.0.1:9999/v1"}

@@ -45,7 +45,7 @@ def register(tenant: Tenant, endpoint: str, **fields: str) -> AgentRef:
 
 def allow(settings, url: str) -> None:
     parts = urlsplit(url)
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts(f"{parts.hostname}:{parts.port}")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts(f"{parts.hostname}:{parts.port}")
 
 
 def run_for(ref: AgentRef) -> Run:
