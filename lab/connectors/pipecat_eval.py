@@ -91,6 +91,7 @@ TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
 SETTLE_ENV = "LAB_PIPECAT_SETTLE_S"
 MODE_ENV = "LAB_PIPECAT_MODE"
 _MAX_SETTLES = 10
+_CLOSE_S = 2.0
 # Messages read off the socket and not yet taken: past it the reader waits, so a bot that
 # floods is held back by TCP instead of filling the lab's memory.
 _INBOX = 256
@@ -206,9 +207,11 @@ class PipecatEvalAgent:
             else:
                 sent_id = self._id()
                 options = {"run_immediately": True, "audio_response": self.audio}
-                await self._ws.send(
-                    message("send-text", {"content": turn.text, "options": options}, sent_id)
-                )
+                # A bot that stops reading holds a send back (TCP): the turn's limit holds it.
+                async with asyncio.timeout(self.timeout_s):
+                    await self._ws.send(
+                        message("send-text", {"content": turn.text, "options": options}, sent_id)
+                    )
                 starts, streaming_s = echo_of(sent_id), 0.0
             async for output in self._turn(starts, streaming_s):
                 yield output
@@ -231,11 +234,13 @@ class PipecatEvalAgent:
             await self._feed.close()
         try:
             if ws is not None:
+                # One deadline for the goodbye, however the bot takes it (or does not read).
                 with contextlib.suppress(Exception):
-                    # As the harness ends a scenario: the bot tears its pipeline down itself.
-                    await ws.send(eval_message("eval-cancel", {}, self._id()))
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(ws.close(), timeout=2.0)
+                    async with asyncio.timeout(_CLOSE_S):
+                        # As the harness ends a scenario: the bot tears its pipeline down.
+                        with contextlib.suppress(websockets.WebSocketException):
+                            await ws.send(eval_message("eval-cancel", {}, self._id()))
+                        await ws.close()
         finally:
             # Also when the run's task is cancelled mid-close: the socket is never left open.
             if ws is not None and ws.state is not State.CLOSED:
