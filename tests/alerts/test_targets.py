@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+import socket
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -203,3 +207,45 @@ def test_the_seeded_webhook_url_is_refused_loudly_when_internal(settings):
     ):
         call_command("runalerts", "--once")
     assert not WebhookEndpoint.objects.exists()
+
+
+def test_the_send_timeout_is_a_deadline_over_the_whole_send_not_per_read() -> None:
+    """A receiver that answers a byte at a time, each well within the timeout, is cut off when
+    the send's time is up (http.client's timeout alone holds only each read)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            for byte in itertools.cycle(b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000):
+                if stop.is_set():
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.02)
+
+    worker = threading.Thread(target=trickle, daemon=True)
+    worker.start()
+    started = time.monotonic()
+    try:
+        outcome = post_alert(
+            url=f"http://127.0.0.1:{port}/hook",
+            secret="s" * 32,
+            event_id="e1",
+            body=b"{}",
+            timeout_s=0.5,
+            allowed=parse_allowed_hosts(f"127.0.0.1:{port}"),
+        )
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < 3.0
+    assert outcome.status_code is None
+    assert "no whole answer within 0.5 s" in outcome.error
