@@ -250,6 +250,7 @@ class OpenAIChatAgent:
                 async with budget.wait():
                     data = await reading.whole()
                 whole = read_reply(data.decode(errors="replace"))
+                _whole_or_cut(whole.finish_reason)
                 for sentence in split_sentences(whole.content):
                     yield Said(sentence)
                 _fill(reply, whole)
@@ -267,6 +268,7 @@ class OpenAIChatAgent:
                     )
                 for sentence in sentences.feed(reader.feed(line)):
                     yield Said(sentence)
+            _whole_or_cut(reader.finish_reason)
             for sentence in sentences.rest():
                 yield Said(sentence)
             _fill(reply, reader.finish())
@@ -356,6 +358,12 @@ class _Reading:
             yield line
 
 
+def _whole_or_cut(finish_reason: str | None) -> None:
+    """A reply the model stopped at its token limit ends mid-thought: not a whole reply."""
+    if finish_reason == "length":
+        raise Cut("the model stopped at its token limit (finish_reason: length): the reply was cut")
+
+
 def _is_event_stream(response: httpx.Response) -> bool:
     return response.headers.get("content-type", "").startswith("text/event-stream")
 
@@ -363,3 +371,4 @@ def _is_event_stream(response: httpx.Response) -> bool:
 def _fill(reply: AssistantReply, source: AssistantReply) -> None:
     reply.content, reply.calls, reply.raw_calls = source.content, source.calls, source.raw_calls
     reply.model = source.model
+    reply.finish_reason = source.finish_reason

@@ -67,6 +67,22 @@ _ANSWERS: dict[str, tuple[int, str, bytes]] = {
     "always-tools": (200, "application/json", _completion(_TOOL_CALL)),
     "fine": (200, "application/json", _completion({"role": "assistant", "content": "Hi there."})),
     "silent": (200, "application/json", _completion({"role": "assistant", "content": ""})),
+    "length": (
+        200,
+        "application/json",
+        json.dumps(
+            {
+                "model": "m",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": "I have Tuesday. Shall I"},
+                        "finish_reason": "length",
+                    }
+                ],
+            }
+        ).encode(),
+    ),
 }
 
 
@@ -125,6 +141,15 @@ class BadServer:
                 while not self.released.is_set():
                     writer.write(filler)
                     await writer.drain()
+            elif habit == "length-stream":
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                writer.write(_delta("I have Tuesday at 9:30 AM. Shall I"))
+                last = {
+                    "model": "m",
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}],
+                }
+                writer.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+                await writer.drain()
             elif habit in ("cut-stream", "reset-stream"):
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
                 for text in ("I have Tuesday at 9:30 AM. ", "Shall I"):
@@ -391,3 +416,14 @@ async def test_a_whole_body_cut_short_is_a_truncated_fault(bad_server: BadServer
     (fault,) = outputs
     assert isinstance(fault, AgentFault) and fault.kind == "truncated"
     assert "without sending complete message body" in fault.reason
+
+
+@pytest.mark.parametrize(("habit", "stream"), [("length", False), ("length-stream", True)])
+async def test_a_reply_stopped_at_the_token_limit_is_a_truncated_fault(
+    bad_server: BadServer, habit: str, stream: bool
+) -> None:
+    outputs = await _hear(_agent(bad_server.url(habit), stream=stream), FixtureToolBox())
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "finish_reason: length" in fault.reason
+    assert Said("Shall I") not in outputs
