@@ -47,7 +47,11 @@ class AgentForm(BaseModel):
     def _not_for_scripted(cls, value: str, info: ValidationInfo) -> str:
         if value and info.data.get("connector") == SCRIPTED:
             raise ValueError("the scripted agent has no model and needs no key: leave it empty")
-        return secret_env_check(value) if info.field_name == "secret_env" else value
+        if info.field_name != "secret_env":
+            return value
+        # A key's variable names its tenant; the caller says which tenant the form is for.
+        tenant = info.context.get("tenant", "") if isinstance(info.context, dict) else ""
+        return secret_env_check(value, tenant)
 
     @field_validator("tools")
     @classmethod

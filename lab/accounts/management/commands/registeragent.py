@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from lab.accounts.agent_forms import NewAgentForm
 from lab.accounts.agent_targets import CONNECTORS
+from lab.accounts.agents import secret_env_refusal
 from lab.accounts.models import Agent, Tenant
 
 
@@ -37,14 +38,17 @@ class Command(BaseCommand):
         if tenant is None:
             raise CommandError(f"no tenant {options['tenant']!r} (manage.py createtenant)")
         try:
-            form = NewAgentForm(
-                slug=options["slug"],
-                name=options["name"],
-                connector=options["connector"],
-                endpoint=options["url"],
-                model=options["model"],
-                secret_env=options["key_env"],
-                tools=_read(options["tools"]),
+            form = NewAgentForm.model_validate(
+                {
+                    "slug": options["slug"],
+                    "name": options["name"],
+                    "connector": options["connector"],
+                    "endpoint": options["url"],
+                    "model": options["model"],
+                    "secret_env": options["key_env"],
+                    "tools": _read(options["tools"]),
+                },
+                context={"tenant": tenant.slug},
             )
         except ValidationError as error:
             problems = "; ".join(
@@ -52,6 +56,8 @@ class Command(BaseCommand):
                 for e in error.errors(include_url=False)
             )
             raise CommandError(problems) from None
+        if refusal := secret_env_refusal(form.secret_env, tenant.slug):
+            raise CommandError(f"--key-env: {refusal}")
         fields = form.stored()
         slug = fields.pop("slug")
         _, created = Agent.objects.update_or_create(tenant=tenant, slug=slug, defaults=fields)
