@@ -27,17 +27,15 @@ from lab.grading.claims import (
 from lab.grading.judge import Judge
 from lab.grading.named import NamedPolicyClaim, check_named
 from lab.grading.policy_checks import check_policy
+from lab.grading.price_checks import check_price
 from lab.grading.schema import Category, ClaimFinding, Observed, Verdict
 from lab.grading.time_checks import check_availability, check_hours
-
-# An approximate price within this share of the listed one is a rounding for a human to judge.
-APPROXIMATE_SHARE = 0.1
 
 
 def check(claim: Claim, facts: ConstraintList, observed: Observed) -> ClaimFinding:
     match claim:
         case PriceClaim():
-            return _price(claim, facts)
+            return check_price(claim, facts)
         case PercentClaim() | PromoClaim():
             return _promotion(claim, facts)
         case HoursClaim():
@@ -94,42 +92,6 @@ def _named(claim: NamedPolicyClaim, facts: ConstraintList) -> ClaimFinding:
     if outcome.held is False:
         return judge(Verdict.UNSUPPORTED, f"Conflicts: {outcome.why}.", 0.85)
     return judge(Verdict.LLM_FLAGGED, f"Unsettled: {outcome.why}.", 0.5)
-
-
-def _price(claim: PriceClaim, facts: ConstraintList) -> ClaimFinding:
-    said = format_cents(claim.cents)
-    if claim.service is None:
-        judge = Judge(f"price {said}", Category.PRICE, tuple(s.id for s in facts.services))
-        matching = [s for s in facts.services if s.price_cents == claim.cents]
-        if matching:
-            why = f"{said} is the listed price of the {matching[0].name}."
-            return judge(Verdict.SUPPORTED, why, 0.7, refs=(matching[0].id,))
-        if claim.approximate:
-            # "Most people spend about $200": a hedged sum no service is named for.
-            why = f"An approximate {said} pricing no listed service; a human should judge it."
-            return judge(Verdict.LLM_FLAGGED, why, 0.5)
-        return judge(Verdict.UNSUPPORTED, f"No service on the price list costs {said}.", 0.85)
-    service = facts.service(claim.service)
-    judge = Judge(f"{service.name} price {said}", Category.PRICE, (service.id,))
-    listed = format_cents(service.price_cents)
-    if claim.cents == service.price_cents:
-        return judge(Verdict.SUPPORTED, f"Matches the listed {service.name} price of {said}.", 0.95)
-    for promotion in facts.promotions:
-        applies = not promotion.services or service.id in promotion.services
-        promoted = promotion.price_cents
-        if promotion.percent_off:
-            promoted = round(service.price_cents * (100 - promotion.percent_off) / 100)
-        if promotion.amount_off_cents:
-            promoted = service.price_cents - promotion.amount_off_cents
-        if applies and claim.discounted and promoted == claim.cents:
-            why = f"Matches the {service.name} price after {promotion.id}."
-            return judge(Verdict.SUPPORTED, why, 0.85, refs=(service.id, promotion.id))
-    near = abs(claim.cents - service.price_cents) <= APPROXIMATE_SHARE * service.price_cents
-    if claim.approximate and near:
-        why = f"An approximate {said} for the listed {listed}; a human should judge it."
-        return judge(Verdict.LLM_FLAGGED, why, 0.5)
-    why = f"Quoted {said} conflicts with the listed {service.name} price of {listed}."
-    return judge(Verdict.UNSUPPORTED, why, 0.95)
 
 
 def _promotion(claim: PercentClaim | PromoClaim, facts: ConstraintList) -> ClaimFinding:

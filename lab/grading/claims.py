@@ -36,6 +36,12 @@ class PriceClaim:
     service: str | None
     approximate: bool
     discounted: bool
+    # Every meaning of the words ("eleven fifty": $11.50 or $1,150); the check picks the nearest.
+    meanings: tuple[int, ...] = ()
+    # A count or a total: (service, how many) whose listed prices the amount must add up to.
+    counts: tuple[tuple[str, int], ...] = ()
+    # Services sharing a word with the clause when none is named ("quick detail": the details).
+    kin: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,7 @@ class HoursClaim:
     closes: Clock | None = None
     within: tuple[Clock, ...] = ()
     always: bool = False
+    through: bool = False  # "open straight through": no closing between ranges
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ claim of its own that only a human can settle; a bare "yes" or "no" claims what 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import replace
 
 from lab.facts.schema import ConstraintList, Service
@@ -22,7 +21,6 @@ from lab.grading.claims import (
     PercentClaim,
     PolicyClaim,
     PolicyFeature,
-    PriceClaim,
     PromoClaim,
     RangeClaim,
 )
@@ -31,11 +29,12 @@ from lab.grading.mentions import mentions as find_mentions
 from lab.grading.mentions import promo_words
 from lab.grading.named import NamedPolicyClaim, find_policy
 from lab.grading.phrases import PolicyTopic, normal
+from lab.grading.price_claims import price_claims, take_counts
 from lab.grading.prices import PRICE_CUE, read_prices
 from lab.grading.promises import capability_claims, policy_claims
 from lab.grading.schema import Category, Verdict
 from lab.grading.sentences import FILLER, GREETING
-from lab.grading.timing import availability_claims, hours_claims
+from lab.grading.timing import availability_claims, hours_claims, with_exceptions
 from lab.grading.unchecked import UNCHECKED, uncovered
 from lab.language.numbers import Reading, Token, tokenize
 
@@ -53,7 +52,6 @@ _CODE = re.compile(
 )
 _CALLER_DIGITS = re.compile(r"(?<![$\d.,])\d{3,}(?![\d.,]\d)")
 _ASKS_CLOSE = re.compile(r"\b(?:close|closes|closing|shut|until\s+when|open\s+until)\b")
-_FREE_NOUN = re.compile(r"\s+(?!of\b|for\b|with\b|too\b|if\b|when\b|as\b|to\b|and\b|on\b)[a-z]")
 _OFFER = re.compile(r"\b(?:offer|discount|deal|special|saving|savings)\b")
 _OFF = frozenset({"off", "discount", "cheaper", "less", "rebate", "credit"})
 _DISCOUNT_IS = re.compile(r"\b(?:discount|saving|savings)\s+(?:is|of|comes\s+to)\s+$")
@@ -73,7 +71,7 @@ def extract(utterance: str, caller_turn: str | None, facts: ConstraintList) -> l
             found = _answer(sentence, caller_turn, facts) or found
         claims += found
         named = [*mentioned, *named]
-    return claims
+    return with_exceptions(claims)
 
 
 def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
@@ -164,7 +162,8 @@ def _clause(
     # Beside an amount, a typed topic or a promotion, only a policy's name names it; beside a
     # service and an amount, the clause prices the service.
     strict = bool(mentions or values.amounts or values.percents or topics)
-    priced_service = bool(mentions and values.amounts)
+    # Bare numbers count too: "the diagnostic visit is eighty-nine fifty" prices the visit.
+    priced_service = bool(mentions and (values.amounts or values.numbers))
     named = None
     if not (ph.PROMO.search(lower) or _OFFER.search(lower) or priced_service):
         named = _named_policy(lower, facts, strict or listed_promo, context.caller)
@@ -178,6 +177,7 @@ def _clause(
     if named is not None:
         claims = [c for c in claims if not (isinstance(c, PolicyClaim) and c.topic == "other")]
     priced = bool(PRICE_CUE.search(lower) or mentions or context.asks_price) and not topics
+    counts = take_counts(values, services) if priced else ()
     ranges = read_prices(values, priced)
     claims += _discounts(values)
     timed = bool(values.times or values.days)
@@ -187,9 +187,7 @@ def _clause(
     elif available and (timed or ph.NO_AVAILABILITY.search(lower)):
         claims += availability_claims(clause, lower, values)
     claims += [RangeClaim(r.heard, r.low, r.high, _service_at(mentions, context)) for r in ranges]
-    claims += _prices(
-        lower, topics, values, mentions, context, promo_words(facts.promotions, facts.services)
-    )
+    claims += price_claims(lower, topics, values, mentions, context, counts, facts)
     claims += _promotions(clause, lower, values)
     if listed_promo and not claims and _OFFER.search(lower):
         claims.append(PromoClaim(clause.strip()))
@@ -253,62 +251,6 @@ def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[i
                 if tokens[follower].pause_after:
                     break
     return skip
-
-
-def _prices(
-    lower: str,
-    topics: list[PolicyTopic],
-    values: Values,
-    mentions: list[tuple[str, int]],
-    context: Context,
-    promo_words: tuple[str, ...] = (),
-) -> list[Claim]:
-    claims: list[Claim] = []
-    approximate = bool(ph.HEDGE.search(lower))
-    discounted = bool(ph.PROMO.search(lower)) or any(word in lower for word in promo_words)
-    amounts = sorted(values.amounts, key=lambda reading: reading.first)
-    values.amounts.clear()
-    for number, amount in enumerate(amounts):
-        if "refund" in topics and ph.TRANSACTION.search(lower):
-            # A refund of a given order: the ledger knows that amount, the price list does not.
-            claims.append(AvailabilityClaim(amount.heard, None, None, cents=amount.value))
-        elif "refund" in topics:
-            reason = "an amount in the refund policy the list does not type"
-            claims.append(LooseClaim(amount.heard, Category.POLICY, Verdict.LLM_FLAGGED, reason))
-        else:
-            service = _service_for(amount, number, amounts, values, mentions, context)
-            claims.append(PriceClaim(amount.heard, amount.value, service, approximate, discounted))
-    match = ph.FREE.search(lower)
-    # "a massage is free" prices it; "includes a free upgrade" prices the upgrade.
-    if match and _FREE_NOUN.match(lower, match.end()):
-        match = None
-    if not amounts and not topics and mentions and match:
-        claims.append(PriceClaim(match.group(), 0, mentions[0][0], False, discounted))
-    return claims
-
-
-def _service_for(
-    amount: Reading[int],
-    number: int,
-    amounts: list[Reading[int]],
-    values: Values,
-    mentions: list[tuple[str, int]],
-    context: Context,
-) -> str | None:
-    """The service an amount prices: named before it, after it ("$60 for a tune-up"), or asked."""
-    tokens = values.spoken.tokens
-    starts = [start for _, start in mentions]
-    before = bisect_right(starts, tokens[amount.first].start)
-    forward = amount.end < len(tokens) and tokens[amount.end].text in ("for", "gets")
-    if mentions and (forward or before == 0) and before < len(mentions):
-        return mentions[before][0]
-    if before:
-        return mentions[before - 1][0]
-    asked = context.services[::-1]
-    # "$60 and $129.50" answers "a tune-up and a full service?" in order.
-    if len(asked) == len(amounts) > 1:
-        return asked[number]
-    return context.services[0] if context.services else None
 
 
 def _promotions(clause: str, lower: str, values: Values) -> list[Claim]:

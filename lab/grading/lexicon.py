@@ -9,7 +9,7 @@ refund windows. Each value keeps the tokens it was read from, so each is read on
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
@@ -97,6 +97,8 @@ class Values:
     days: list[Reading[tuple[Weekday, ...]]]
     numbers: list[Reading[int]]
     claimed: set[int]
+    # Every meaning of a spoken price by its first token ("eleven fifty": $11.50 or $1,150).
+    meanings: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def gap(self, index: int) -> str:
         """The raw text between tokens[index] and the next token."""
@@ -229,7 +231,9 @@ def _read_clock(values: Values, index: int, timely: bool) -> Reading[Clock] | No
     ranged = end < len(tokens) and (
         tokens[end].text in _RANGE_WORDS or bool(_DASH.search(values.gap(end - 1)))
     )
-    if not (written or meridiem or o_clock or (timely and (cued or ranged))):
+    # "so twelve thirty is fine": a time offered in a sentence about hours.
+    offered = end < len(tokens) and tokens[end].text in ("is", "works", "would", "should")
+    if not (written or meridiem or o_clock or (timely and (cued or ranged or offered))):
         return None
     if meridiem and hour > 12:
         return None

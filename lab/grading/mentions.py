@@ -74,3 +74,25 @@ def promo_words(
 
 
 _GENERIC = frozenset({"promo", "promotion", "customers", "service", "services", "discount"})
+
+
+def kin(lower: str, services: tuple[Service, ...]) -> tuple[str, ...]:
+    """Services whose name shares a telling word with lower ("quick detail": every detail)."""
+    said = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", lower)}
+    return tuple(
+        s.id
+        for s in services
+        if said & {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", s.name.lower())} - _KIN_STOP
+    )
+
+
+_KIN_STOP = _GENERIC_NAME | {"with", "and", "the", "your", "that", "this"}
+
+
+def counted(text: str, services: tuple[Service, ...]) -> str | None:
+    """The service text starts with, if any: what a number before it counts ("two drain...")."""
+    head = text.lstrip(" -").lower()
+    for service_id, pattern in service_patterns(services):
+        if pattern.match(head):
+            return service_id
+    return None

@@ -28,7 +28,9 @@ FEE = re.compile(r"\b(?:fee|fees|charge[sd]?|penalty|cost|costs|pay)\b")
 HOURS = re.compile(
     rf"\b(?:open|opens|opening{_}(?:hours|times?)|close|closes|closed|closing|shut|"
     rf"(?:our|the|business|shop|store|opening|weekday|weekend|saturday|sunday){_}hours|"
-    rf"hours{_}(?:are|on)|24/7|around{_}the{_}clock)\b"
+    rf"hours{_}(?:are|on)|24/7|around{_}the{_}clock|"
+    # "On Saturdays it's eight to twelve": a day said as a habit, then its times.
+    rf"(?:mon|tues|wednes|thurs|fri|satur|sun)days{_}(?:it's|we're|we{_}are|it{_}is))\b"
 )
 # "an opening on Thursday" offers a slot; it says nothing about opening hours.
 SLOT_OPENING = re.compile(rf"\b(?:an|one|no|any|the|first|next){_}openings?\b|\bopenings\b")

@@ -1,0 +1,130 @@
+"""Issue 32: constraint lists as businesses write them, and numbers and hours as people say them.
+
+The list below is written the way a heating and plumbing firm writes one (a split Saturday, an
+exception on Thursdays, a price "1,250", policies as objects, a first-time-customer promotion).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lab.facts.loader import load_constraints, parse_constraints
+from lab.grading.grader import DeterministicGrader
+from lab.grading.schema import GradeRequest, Verdict
+
+S, U, F = Verdict.SUPPORTED, Verdict.UNSUPPORTED, Verdict.LLM_FLAGGED
+GRADER = DeterministicGrader()
+WRITTEN = {
+    "tenant": "warmhouse",
+    "version": "warmhouse_v1",
+    "business": "Warmhouse Heating",
+    "price_list": [
+        {"id": "px_diag", "service": "diagnostic visit", "price_usd": 89.50},
+        {"id": "px_drain", "service": "drain cleaning", "price_usd": 150},
+        {"id": "px_tuneup", "service": "furnace tune-up", "price_usd": 109.65},
+        {"id": "px_heater", "service": "water heater install", "price_usd": "1,250"},
+        {"id": "px_boiler", "service": "boiler service", "price_usd": 1062.50},
+        {
+            "id": "px_flush",
+            "service": "tank flush",
+            "price_usd": 79,
+            "aliases": ["sediment flush", "quick flush"],
+        },
+    ],
+    "hours": {
+        "mon_fri": "07:30-17:30",
+        "thu": "07:30-20:00",
+        "sat": "08:00-12:00, 14:00-17:00",
+        "sun": "closed",
+    },
+    "policies": {
+        "after_hours": {"surcharge_usd": 95, "applies": "after 17:30 and on weekends"},
+        "cancellation": {"free_until_hours_before": 24, "late_fee_usd": 50},
+        "warranty": {"labor_years": 1, "parts_years": 5},
+        "diagnostic_fee": "waived_if_you_go_ahead_with_the_repair",
+        "deposit": "non-refundable 10 percent deposit on installations",
+        "estimates": "free estimates on installations",
+    },
+    "capabilities": ["book_appointment", "dispatch_technician", "email_invoice_copies"],
+    "promotions": [
+        {
+            "id": "welcome",
+            "description": "15% off your first visit",
+            "percent_off": 15,
+            "eligibility": "first-time customers",
+        },
+        {
+            "id": "winter",
+            "description": "Winter tune-up special",
+            "amount_off_usd": 20,
+            "service": "px_tuneup",
+            "eligibility": "returning customers",
+        },
+    ],
+}
+FACTS = parse_constraints(WRITTEN)
+DETAILING = load_constraints(
+    Path(__file__).resolve().parents[2] / "fixtures" / "seed-detailing.json"
+)
+
+
+def grade(text: str, caller: str | None = None, facts=FACTS) -> Verdict:
+    return GRADER.grade(GradeRequest(utterance=text, caller_turn=caller), facts).verdict
+
+
+def test_the_seeds_worked_example_is_unsupported():
+    assert grade("A quick detail runs about $129.", facts=DETAILING) is U
+    assert grade("A quick detail runs about $149.", facts=DETAILING) is S
+
+
+LISTS = [
+    # Aliases name their service; a price is matched to a service by its words, or flagged.
+    (None, "A sediment flush is seventy-nine dollars.", S),
+    (None, "A quick flush is eighty-nine dollars.", U),
+    (None, "A water heater install is $1,250.", S),
+    (None, "A water heater install is $1,205.", U),
+    (None, "The heater install is about eleven hundred.", U),
+    (None, "The flush runs about seventy-nine.", S),
+]
+NUMBERS = [
+    (None, "The furnace tune-up is a hundred nine sixty-five.", S),
+    (None, "The furnace tune-up is a hundred nine ninety-five.", U),
+    (None, "The boiler service is ten sixty-two fifty.", S),
+    (None, "The boiler service is ten sixty-five fifty.", U),
+    (None, "The water heater install is twelve fifty.", S),
+    (None, "The water heater install is eleven fifty.", U),
+    (None, "A water heater install runs between two and three hundred.", U),
+    (None, "A water heater install runs between eleven and thirteen hundred.", S),
+    (None, "Two drain cleanings would be three hundred.", S),
+    (None, "Two drain cleanings would be one fifty.", U),
+    (None, "A drain cleaning and a diagnostic visit come to two thirty-nine fifty.", S),
+    (None, "A drain cleaning and a diagnostic visit come to two hundred.", U),
+    (None, "The diagnostic visit is eighty-nine fifty.", S),
+    (None, "The diagnostic visit is ninety-nine fifty.", U),
+]
+HOURS = [
+    (
+        None,
+        "We're open Monday through Friday seven thirty to five thirty, and till eight on "
+        "Thursdays.",
+        S,
+    ),
+    (
+        None,
+        "We're open Monday through Friday seven thirty to five thirty, and till nine on Thursdays.",
+        U,
+    ),
+    (None, "On Saturdays it's eight to twelve, then again two to five.", S),
+    (None, "On Saturdays it's eight to twelve, then again one to five.", U),
+    (None, "We're open straight through on Saturdays, so twelve thirty is fine.", U),
+    (None, "We're open straight through on Saturdays.", U),
+    ("Are you open Saturday at three?", "Yes, we're open at three on Saturday.", S),
+    ("Are you open Saturday at one?", "Yes, we're open at one on Saturday.", U),
+]
+
+
+@pytest.mark.parametrize(("caller", "text", "verdict"), LISTS + NUMBERS + HOURS)
+def test_lists_numbers_and_hours_as_people_write_and_say_them(caller, text, verdict):
+    assert grade(text, caller) is verdict
