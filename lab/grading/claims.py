@@ -48,11 +48,16 @@ class PriceClaim:
 class PercentClaim:
     heard: str
     percent: int
+    # The clause it was said in and the services it names: who and what the offer is claimed for.
+    clause: str = ""
+    services: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class PromoClaim:
     heard: str
+    clause: str = ""
+    services: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ class DiscountClaim:
 
     heard: str
     cents: int
+    clause: str = ""
+    services: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

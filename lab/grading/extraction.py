@@ -175,11 +175,18 @@ def _clause(
         topics = []
     claims += policy_claims(lower, topics, values, mentions)
     if named is not None:
-        claims = [c for c in claims if not (isinstance(c, PolicyClaim) and c.topic == "other")]
+        # The named policy's check settles the clause's promise; no second, vaguer claim on it.
+        claims = [
+            c
+            for c in claims
+            if not (isinstance(c, PolicyClaim) and c.topic == "other")
+            and not (isinstance(c, LooseClaim) and c.category is Category.POLICY)
+        ]
     priced = bool(PRICE_CUE.search(lower) or mentions or context.asks_price) and not topics
     counts = take_counts(values, services) if priced else ()
     ranges = read_prices(values, priced)
-    claims += _discounts(values)
+    named_services = tuple(dict.fromkeys(service for service, _ in mentions))
+    claims += _discounts(values, lower, named_services)
     timed = bool(values.times or values.days)
     is_hours = hours_here or ((hours_before or context.asks_hours) and timed and not available)
     if is_hours:
@@ -188,9 +195,9 @@ def _clause(
         claims += availability_claims(clause, lower, values)
     claims += [RangeClaim(r.heard, r.low, r.high, _service_at(mentions, context)) for r in ranges]
     claims += price_claims(lower, topics, values, mentions, context, counts, facts)
-    claims += _promotions(clause, lower, values)
+    claims += _promotions(clause, lower, values, named_services)
     if listed_promo and not claims and _OFFER.search(lower):
-        claims.append(PromoClaim(clause.strip()))
+        claims.append(PromoClaim(clause.strip(), lower, named_services))
     if ph.ABOUT_TO_CHECK.search(lower.strip()):
         claims = [c for c in claims if not (isinstance(c, AvailabilityClaim) and c.cents)]
     claims += _leftovers(values, topics, is_hours, available and timed)
@@ -213,7 +220,7 @@ def _named_policy(lower: str, facts: ConstraintList, strict: bool, caller: bool)
     return found[0]
 
 
-def _discounts(values: Values) -> list[Claim]:
+def _discounts(values: Values, lower: str, services: tuple[str, ...]) -> list[Claim]:
     """ "$20 off": an amount off is a promotion's, never a price."""
     tokens = values.spoken.tokens
     found: list[Claim] = []
@@ -223,13 +230,13 @@ def _discounts(values: Values) -> list[Claim]:
         # "the referral discount is ten dollars": the amount is the discount's.
         named_off = bool(_DISCOUNT_IS.search(before))
         if named_off and not saved:
-            found.append(DiscountClaim(amount.heard, amount.value))
+            found.append(DiscountClaim(amount.heard, amount.value, lower, services))
             values.amounts.remove(amount)
             continue
         if saved or (amount.end < len(tokens) and tokens[amount.end].text in _OFF):
             end = min(amount.end + 1, len(tokens))
             heard = values.spoken.fragment(amount.first - saved, end)
-            found.append(DiscountClaim(heard, amount.value))
+            found.append(DiscountClaim(heard, amount.value, lower, services))
             values.amounts.remove(amount)
     return found
 
@@ -253,11 +260,11 @@ def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[i
     return skip
 
 
-def _promotions(clause: str, lower: str, values: Values) -> list[Claim]:
-    claims: list[Claim] = [PercentClaim(p.heard, p.value) for p in values.percents]
+def _promotions(clause: str, lower: str, values: Values, services: tuple[str, ...]) -> list[Claim]:
+    claims: list[Claim] = [PercentClaim(p.heard, p.value, lower, services) for p in values.percents]
     values.percents.clear()
     if not claims and ph.PROMO.search(lower):
-        claims.append(PromoClaim(clause.strip()))
+        claims.append(PromoClaim(clause.strip(), lower, services))
     return claims
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lab.grading.lexicon import read_values
+from lab.grading.lexicon import Duration, read_values
 
 _WORD = re.compile(r"[a-z0-9$%]+(?:'[a-z]+)?")
 _STOP = frozenset(
@@ -158,7 +158,12 @@ def _words(text: str) -> list[tuple[str, bool]]:
     for index, word in enumerate(raw):
         if word in _STOP or word in _NEGATORS:
             continue
-        negated = any(w in _NEGATORS for w in raw[max(0, index - 4) : index])
+        # "non" is a prefix: "non-refundable 10 percent deposit" negates refundable, not deposit.
+        negated = any(
+            w in _NEGATORS and (w != "non" or at == index - 1)
+            for at, w in enumerate(raw[:index], start=0)
+            if at >= index - 4
+        )
         # "only cards" denies everything else, not cards.
         found.append((_CONCEPT.get(word, word.rstrip("s") if len(word) > 4 else word), negated))
     return found
@@ -177,7 +182,7 @@ def find_policy(lower: str, policies: dict[str, str]) -> tuple[str, bool] | None
     cued = bool(said & _POLICY_CUES)
     best: tuple[int, str, bool] | None = None
     for name, text in policies.items():
-        named = {word for word, _ in _words(name)}
+        named = {word for word, _ in _words(f"{name} {' '.join(field_names(text))}")}
         valued = {word for word, _ in _words(text)} - named - _GENERIC
         own = {w for w in said & valued if len(w) > 4 and sum(w in t for t in texts.values()) == 1}
         literal = re.search(rf"\b{re.escape(name.replace('_', ' '))}\b", lower.replace("-", " "))
@@ -196,8 +201,22 @@ _GENERIC = frozenset(
 )
 
 
+def field_names(text: str) -> list[str]:
+    """The field names of a policy written as "field: value" parts ("labor: 1 year; parts: ...")."""
+    return [part.split(":")[0] for part in text.split("; ") if ":" in part]
+
+
+def _fields_said(heard: str, text: str) -> str:
+    """The parts of an object policy whose field the claim names; all of it when it names none."""
+    said = {word for word, _ in _words(heard)}
+    parts = [p for p in text.split("; ") if ":" in p]
+    named = [p for p in parts if {w for w, _ in _words(p.split(":")[0])} & said]
+    return "; ".join(named) if named else text
+
+
 def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
     """Whether the policy's own words back the claim, contradict it, or leave it open."""
+    text = _fields_said(claim.heard, text)
     policy = dict(_words(text))
     said = [(word, negated != claim.denied) for word, negated in _words(claim.heard)]
     name_words = {word for word, _ in _words(claim.policy)}
@@ -221,15 +240,37 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
                 and mine not in policy
             ):
                 return Outcome(False, f"the {say} policy says {theirs}: {text}")
+    # Every word the agent adds must be the policy's own, or the words cannot settle it.
+    unknown = [
+        w
+        for w, _ in said
+        if w not in policy and w not in name_words | _VERB_CONCEPTS and w not in _ADDITIVE
+    ]
+    scope = _scope(text)
+    if scope and unknown and not scope & {w for w, _ in said}:
+        # "Repair estimates are free too" where the policy says "on installations".
+        return Outcome(False, f"the {say} policy covers only {', '.join(sorted(scope))}: {text}")
     values = _compare_values(claim.heard, text)
     if values is not None:
         return values
     agreeing = [w for w, n in said if w in policy and policy[w] == n and w not in name_words]
-    # Every word the agent adds must be the policy's own, or the words cannot settle it.
-    unknown = [w for w, _ in said if w not in policy and w not in name_words | _VERB_CONCEPTS]
     if agreeing and not unknown:
         return Outcome(True, f"the {say} policy says so: {text}")
     return Outcome(None, f"the {say} policy says only: {text}")
+
+
+def _scope(text: str) -> set[str]:
+    """What a policy is limited to: the words after "on" or "for" ("free estimates on
+    installations", "30-day warranty on ceramic coating")."""
+    found = re.findall(
+        r"\b(?:on|for)\s+(?:the\s+|all\s+|any\s+)?([a-z]+(?:\s+[a-z]+)?)", text.lower()
+    )
+    return {word for phrase in found for word, _ in _words(phrase)} - _GENERIC - _STOP
+
+
+_SCOPE = re.compile(r"\b(?:on|for)\s+(?:the\s+|all\s+|any\s+)?([a-z]+(?:\s+[a-z]+)?)")
+# Words that add to a claim without narrowing or widening what it says.
+_ADDITIVE = frozenset({"too", "also", "well", "either"})
 
 
 def _compare_values(heard: str, text: str) -> Outcome | None:
@@ -238,6 +279,9 @@ def _compare_values(heard: str, text: str) -> Outcome | None:
     for kind in ("amounts", "percents", "durations"):
         mine = [r.value for r in getattr(said, kind)]
         theirs = [r.value for r in getattr(listed, kind)]
+        if kind == "durations" and mine and theirs and not _same_scale(mine, theirs):
+            # "thirty minutes" for a job is no claim about a warranty's years.
+            return Outcome(None, f"the policy names no duration of that kind: {text}")
         if mine and theirs:
             if all(value in theirs for value in mine):
                 return Outcome(True, f"the policy names the same {kind[:-1]}: {text}")
@@ -247,10 +291,19 @@ def _compare_values(heard: str, text: str) -> Outcome | None:
     return None
 
 
+def _same_scale(mine: list[Duration], theirs: list[Duration]) -> bool:
+    """Durations under a day (a job's length) and of days or more (a window, a warranty)."""
+    return {d.hours < 24 for d in mine} == {d.hours < 24 for d in theirs}
+
+
 def _show(value: object) -> str:
-    if isinstance(value, int):
-        return f"{value}"
-    return str(getattr(value, "hours", value))
+    if isinstance(value, Duration):
+        hours = value.hours
+        for unit, size in (("year", 24 * 365), ("day", 24), ("hour", 1)):
+            if hours >= size:
+                return f"{hours / size:g} {unit}{'s' if hours != size else ''}"
+        return f"{hours * 60:g} minutes"
+    return f"{value}"
 
 
 def _say(name: str) -> str:

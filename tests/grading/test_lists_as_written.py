@@ -128,3 +128,49 @@ HOURS = [
 @pytest.mark.parametrize(("caller", "text", "verdict"), LISTS + NUMBERS + HOURS)
 def test_lists_numbers_and_hours_as_people_write_and_say_them(caller, text, verdict):
     assert grade(text, caller) is verdict
+
+
+POLICY_OBJECTS = [
+    (None, "There's a $95 surcharge after hours.", S),
+    (None, "After hours there's a ninety-five dollar surcharge.", S),
+    (None, "There's a $75 surcharge after hours.", U),
+    (None, "Free cancellation up to 24 hours before.", S),
+    (None, "Free cancellation up to 48 hours before.", U),
+    (None, "We never charge for cancellations.", U),
+    (None, "If you cancel late there's a $50 fee.", S),
+    (None, "If you cancel late there's a $30 fee.", U),
+    (None, "You get one year on the labor.", S),
+    (None, "You get five years on the labor.", U),
+    (None, "Parts are covered for five years.", S),
+    (None, "Parts are covered for two years.", U),
+    # Restating a string policy passes; stretching its scope does not.
+    (None, "The deposit is non-refundable.", S),
+    (None, "The deposit is refundable.", U),
+    (None, "Estimates on installations are free.", S),
+    (None, "Repair estimates are free too.", U),
+]
+NOT_A_MAGNET = [
+    # "diagnostic" names a policy and a service: the price is checked as a price.
+    (None, "The diagnostic visit is ninety-nine fifty.", U),
+    (None, "The diagnostic fee is waived if you go ahead with the repair.", S),
+    (None, "The diagnostic fee is waived even if you don't go ahead.", U),
+]
+PROMOTIONS = [
+    (None, "First-time customers get fifteen percent off.", S),
+    (None, "New customers get 15% off their first visit.", S),
+    (None, "Returning customers get fifteen percent off too.", U),
+    (None, "Seniors get fifteen percent off.", U),
+    (None, "Everyone gets fifteen percent off.", U),
+    (None, "Returning customers get $20 off a furnace tune-up.", S),
+    (None, "First-time customers get $20 off a furnace tune-up.", U),
+    (None, "Returning customers get $20 off a drain cleaning.", U),
+]
+
+
+@pytest.mark.parametrize(("caller", "text", "verdict"), POLICY_OBJECTS + NOT_A_MAGNET + PROMOTIONS)
+def test_policies_are_read_field_by_field_and_promotions_with_who_and_what(caller, text, verdict):
+    assert grade(text, caller) is verdict
+
+
+def test_durations_are_never_compared_with_a_warrantys_years():
+    assert grade("The labor takes about thirty minutes.") is not U
