@@ -91,7 +91,6 @@ _CONCEPT = {
     "booking": "now",
     "today": "now",
     "immediately": "now",
-    "due": "now",
     "prepay": "now",
     "prepaid": "now",
     "later": "later",
@@ -246,8 +245,9 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
         for w, _ in said
         if w not in policy and w not in name_words | _VERB_CONCEPTS and w not in _ADDITIVE
     ]
-    scope = _scope(text)
-    if scope and unknown and not scope & {w for w, _ in said}:
+    said_words = {w for w, _ in said}
+    scope = _scope(text, said_words)
+    if scope and unknown and not scope & said_words:
         # "Repair estimates are free too" where the policy says "on installations".
         return Outcome(False, f"the {say} policy covers only {', '.join(sorted(scope))}: {text}")
     values = _compare_values(claim.heard, text)
@@ -259,16 +259,17 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
     return Outcome(None, f"the {say} policy says only: {text}")
 
 
-def _scope(text: str) -> set[str]:
-    """What a policy is limited to: the words after "on" or "for" ("free estimates on
-    installations", "30-day warranty on ceramic coating")."""
-    found = re.findall(
-        r"\b(?:on|for)\s+(?:the\s+|all\s+|any\s+)?([a-z]+(?:\s+[a-z]+)?)", text.lower()
-    )
-    return {word for phrase in found for word, _ in _words(phrase)} - _GENERIC - _STOP
+def _scope(text: str, said: set[str]) -> set[str]:
+    """What a policy limits the thing the claim names to: the words after "on" or "for" that
+    follow it ("free estimates on installations" limits estimates to installations)."""
+    scope: set[str] = set()
+    for head, phrase in _SCOPE.findall(text.lower()):
+        if {word for word, _ in _words(head)} & said:
+            scope |= {word for word, _ in _words(phrase)} - _GENERIC - _STOP
+    return scope
 
 
-_SCOPE = re.compile(r"\b(?:on|for)\s+(?:the\s+|all\s+|any\s+)?([a-z]+(?:\s+[a-z]+)?)")
+_SCOPE = re.compile(r"\b([a-z]+)\s+(?:on|for)\s+(?:the\s+|all\s+|any\s+)?([a-z]+(?:\s+[a-z]+)?)")
 # Words that add to a claim without narrowing or widening what it says.
 _ADDITIVE = frozenset({"too", "also", "well", "either"})
 

@@ -46,6 +46,7 @@ WRITTEN = {
         "diagnostic_fee": "waived_if_you_go_ahead_with_the_repair",
         "deposit": "non-refundable 10 percent deposit on installations",
         "estimates": "free estimates on installations",
+        "payment": "due_on_completion_cards_or_check_invoices_net_30_for_businesses",
     },
     "capabilities": ["book_appointment", "dispatch_technician", "email_invoice_copies"],
     "promotions": [
@@ -174,3 +175,29 @@ def test_policies_are_read_field_by_field_and_promotions_with_who_and_what(calle
 
 def test_durations_are_never_compared_with_a_warrantys_years():
     assert grade("The labor takes about thirty minutes.") is not U
+
+
+MAGNETS = [
+    # Invoices and durations are not the payment policy's; payment claims still are.
+    (None, "The job takes about two hours.", F),
+    (None, "Payment is due on completion.", S),
+    (None, "Payment is due upfront.", U),
+    (None, "We don't take checks.", U),
+]
+CAPABILITIES = [
+    (None, "I'm dispatching a technician to your address now.", S),
+    (None, "I've dispatched a tech, they'll be there soon.", S),
+    (None, "I'll send a technician out this afternoon.", S),
+    (None, "I can dispatch a plumber right away.", S),
+    (None, "I've emailed a copy of invoice INV-30412.", S),
+    (None, "I'm emailing you a copy of the invoice now.", S),
+    (None, "I emailed the invoice copy this morning.", S),
+    (None, "I'll text you a copy of the invoice.", U),
+]
+
+
+@pytest.mark.parametrize(("caller", "text", "verdict"), MAGNETS + CAPABILITIES)
+def test_each_sentence_meets_the_checks_for_what_it_claims_in_the_businesss_words(
+    caller, text, verdict
+):
+    assert grade(text, caller) is verdict
