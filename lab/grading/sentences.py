@@ -68,10 +68,14 @@ HANDOFF_TAIL = re.compile(
     rf"(?:{_}help(?:{_}you)?)?[.!]?$|(?:listed|posted){_}on{_}(?:our|the){_}website|"
     rf"(?:check|see|visit){_}(?:our|the){_}website"
 )
-# A clause about the caller or the call, not the business ("you asked about Tuesday").
+# A clause about the caller or the call, not the business ("you asked about Tuesday"), and
+# ending the call ("it sounds like we're done, so I'll end the call here").
 ABOUT_CALLER = re.compile(
     rf"^(?:you{_}(?:asked|said|mentioned|wanted|want|need|called)|just{_}to{_}(?:confirm|be{_}sure|"
     rf"check)|to{_}confirm|so{_}that's|(?:is|was){_}there{_}anything{_}else|anything{_}else)\b"
+    rf"|^(?:it{_})?(?:sounds|looks|seems){_}like{_}(?:we're|we{_}are){_}(?:done|all{_}set)\b"
+    rf"|\b(?:i'll|i{_}will|let{_}me|i'm{_}going{_}to){_}(?:end|close|wrap{_}up){_}(?:the|this|our)"
+    rf"{_}call(?:{_}(?:here|now|there))?[.!]?$"
 )
 
 

@@ -201,3 +201,8 @@ def test_each_sentence_meets_the_checks_for_what_it_claims_in_the_businesss_word
     caller, text, verdict
 ):
     assert grade(text, caller) is verdict
+
+
+def test_the_scripted_agents_own_goodbye_needs_no_grounding():
+    goodbye = "It sounds like we're done, so I'll end the call here. Goodbye."
+    assert grade(goodbye) is S
