@@ -6,6 +6,8 @@ supported because the evidence was empty.
 
 from __future__ import annotations
 
+from datetime import date
+
 from lab.facts.knowledge import CAPABILITY_WORDS
 from lab.facts.schema import ConstraintList, format_cents
 from lab.grading.capability_names import names_capability
@@ -31,12 +33,14 @@ from lab.grading.schema import Category, ClaimFinding, Observed, Verdict
 from lab.grading.time_checks import check_availability, check_hours
 
 
-def check(claim: Claim, facts: ConstraintList, observed: Observed) -> ClaimFinding:
+def check(
+    claim: Claim, facts: ConstraintList, observed: Observed, on: date | None = None
+) -> ClaimFinding:
     match claim:
         case PriceClaim():
             return check_price(claim, facts)
         case PercentClaim() | PromoClaim() | DiscountClaim():
-            return check_promotion(claim, facts)
+            return check_promotion(claim, facts, on)
         case HoursClaim():
             return check_hours(claim, facts)
         case PolicyClaim():

@@ -51,7 +51,9 @@ class DeterministicGrader:
     def grade(self, request: GradeRequest, constraints: ConstraintList) -> TurnGrade:
         spoken = strip_markers(request.utterance)
         claims = extract(spoken, request.caller_turn, constraints)
-        findings = tuple(check(claim, constraints, request.observed) for claim in claims)
+        findings = tuple(
+            check(claim, constraints, request.observed, request.on) for claim in claims
+        )
         return summarize(findings, grader=self, constraints=constraints)
 
 

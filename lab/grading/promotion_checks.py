@@ -8,6 +8,7 @@ the clause names fit that promotion too; otherwise the claim stretches it and is
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from lab.facts.schema import ConstraintList, Promotion, format_cents
 from lab.grading.claims import DiscountClaim, PercentClaim, PromoClaim
@@ -17,7 +18,7 @@ from lab.grading.schema import Category, ClaimFinding, Verdict
 
 
 def check_promotion(
-    claim: PercentClaim | PromoClaim | DiscountClaim, facts: ConstraintList
+    claim: PercentClaim | PromoClaim | DiscountClaim, facts: ConstraintList, on: date | None = None
 ) -> ClaimFinding:
     refs = tuple(p.id for p in facts.promotions)
     match claim:
@@ -36,7 +37,7 @@ def check_promotion(
             missing = "No current promotion on the list matches it."
     if not matching:
         return judge(Verdict.UNSUPPORTED, missing, 0.8 if isinstance(claim, PromoClaim) else 0.9)
-    reasons = [(p, _misfit(claim, p)) for p in matching]
+    reasons = [(p, _misfit(claim, p) or _out_of_dates(p, on)) for p in matching]
     fitting = [p for p, why in reasons if why is None]
     if fitting:
         verb = "Refers to" if isinstance(claim, PromoClaim) else "Matches"
@@ -65,6 +66,18 @@ def _misfit(claim: PercentClaim | PromoClaim | DiscountClaim, promotion: Promoti
     outside = [s for s in claim.services if promotion.services and s not in promotion.services]
     if outside:
         return f"it covers {', '.join(promotion.services)}, not {', '.join(outside)}"
+    return None
+
+
+def _out_of_dates(promotion: Promotion, on: date | None) -> str | None:
+    """Why the promotion does not run on the day of the turn, or None (also when unknown)."""
+    if on is None:
+        return None
+    day = on.isoformat()
+    if promotion.valid_from and day < promotion.valid_from:
+        return f"it starts on {promotion.valid_from}"
+    if promotion.valid_until and day > promotion.valid_until:
+        return f"it ended on {promotion.valid_until}"
     return None
 
 

@@ -206,3 +206,29 @@ def test_each_sentence_meets_the_checks_for_what_it_claims_in_the_businesss_word
 def test_the_scripted_agents_own_goodbye_needs_no_grounding():
     goodbye = "It sounds like we're done, so I'll end the call here. Goodbye."
     assert grade(goodbye) is S
+
+
+def test_a_promotion_is_checked_against_its_dates_when_the_turn_has_one():
+    from datetime import date
+
+    facts = parse_constraints(
+        dict(
+            WRITTEN,
+            promotions=[
+                {
+                    "id": "spring",
+                    "percent_off": 10,
+                    "valid_from": "2026-03-01",
+                    "valid_until": "2026-05-31",
+                }
+            ],
+        )
+    )
+    said = "Everyone gets ten percent off this spring."
+    on = {
+        day: GradeRequest(utterance=said, on=date.fromisoformat(day))
+        for day in ("2026-04-02", "2026-07-01")
+    }
+    assert GRADER.grade(on["2026-04-02"], facts).verdict is S
+    assert GRADER.grade(on["2026-07-01"], facts).verdict is U
+    assert GRADER.grade(GradeRequest(utterance=said), facts).verdict is S
