@@ -27,7 +27,9 @@ from lab.grading.schema import (
 DETERMINISTIC_GRADER = "deterministic-grader"
 # 2: fail closed (an unchecked statement is flagged, not supported), named policies, free-string
 # capabilities, action claims, spoken prices and ranges, amount-off promotions (issue 17).
-DETERMINISTIC_VERSION = "2"
+# 3: lists as businesses write them, prices as people say them (meanings, counts, totals),
+# object policies field by field, promotions with eligibility, services and dates (issue 32).
+DETERMINISTIC_VERSION = "3"
 
 
 class Grader(Protocol):
