@@ -70,18 +70,22 @@ def policy_text(name: str, value: str | dict[str, Any]) -> str:
 
 
 def _field(key: str, item: object) -> str:
+    """One field in words: "surcharge_usd": 95 is "surcharge: $95", "free_until_hours_before": 24
+    is "free until 24 hours before"."""
     words = key.lower().split("_")
-    unit = _UNITS.get(words[-1]) if len(words) > 1 else None
-    name = " ".join(words[:-1] if unit else words)
+    at = next((i for i, w in enumerate(words) if w in _UNITS and i > 0), None)
     if isinstance(item, bool):
-        return f"{name}: {'yes' if item else 'no'}"
+        return f"{' '.join(words)}: {'yes' if item else 'no'}"
+    if at is None:
+        return f"{' '.join(words)}: {item}"
+    unit, name, rest = _UNITS[words[at]], " ".join(words[:at]), " ".join(words[at + 1 :])
     if unit == "$":
-        return f"{name}: ${item}"
-    if unit == "%":
-        return f"{name}: {item}%"
-    if unit:
-        return f"{name}: {item} {unit.rstrip('s') if item == 1 else unit}"
-    return f"{name}: {item}"
+        value = f"${item}"
+    elif unit == "%":
+        value = f"{item}%"
+    else:
+        value = f"{item} {unit.rstrip('s') if item == 1 else unit}"
+    return f"{name} {value} {rest}".strip() if rest else f"{name}: {value}"
 
 
 def _code(value: str | dict[str, Any]) -> str:
