@@ -26,7 +26,7 @@ from lab.grading.claims import (
 )
 from lab.grading.lexicon import Clock, Duration, Values, read_values
 from lab.grading.mentions import mentions as find_mentions
-from lab.grading.mentions import promo_words
+from lab.grading.mentions import promo_words, spans
 from lab.grading.named import NamedPolicyClaim, find_policy
 from lab.grading.phrases import PolicyTopic, normal
 from lab.grading.price_claims import price_claims, take_counts
@@ -156,6 +156,11 @@ def _clause(
     uncoded = _CODE.sub(" ", clause)
     spoken = tokenize(uncoded)
     skip = _identifiers(spoken.tokens, context.identifiers)
+    # "two-bedroom move": the words of a service's name are no count and no price.
+    named_spans = spans(normal(uncoded), services)
+    skip |= {
+        i for i, t in enumerate(spoken.tokens) if any(a <= t.start < b for a, b in named_spans)
+    }
     values = read_values(uncoded, skip=skip, timely=timely)
     claims = capability_claims(clause, normal(re.sub(r"\s+", " ", uncoded)))
     listed_promo = any(word in lower for word in promo_words(facts.promotions, facts.services))

@@ -85,10 +85,15 @@ def price_claims(
             )
     match = ph.FREE.search(lower)
     # "a massage is free" prices it; "includes a free upgrade" prices the upgrade.
-    if match and _FREE_NOUN.match(lower, match.end()):
+    follows_service = match is not None and any(
+        start in (match.end() + 1, match.end()) for _, start in mentions
+    )
+    if match and _FREE_NOUN.match(lower, match.end()) and not follows_service:
         match = None
     if not amounts and not topics and mentions and match:
-        claims.append(PriceClaim(match.group(), 0, mentions[0][0], False, discounted))
+        service = next((s for s, start in mentions if start >= match.end()), mentions[0][0])
+        service = service if follows_service else mentions[0][0]
+        claims.append(PriceClaim(match.group(), 0, service, False, discounted))
     return claims
 
 

@@ -92,7 +92,7 @@ def _spoken_price(values: Values, number: Reading[int]) -> Reading[int]:
             for other in covered:
                 values.numbers.remove(other)
             meanings = pair.value
-            if len(meanings) == 1 and pair.end - pair.first == 2 and meanings[0] < 10_000:
+            if len(meanings) == 1 and 1_000 <= meanings[0] < 10_000:
                 # "eleven fifty" after a price of $1,250 may be $1,150: hundreds, said short.
                 meanings = (meanings[0], meanings[0] * 100)
             values.meanings[pair.first] = meanings
@@ -144,6 +144,7 @@ def _counts(tokens: tuple[Token, ...], end: int) -> bool:
 
 def _ranges(values: Values) -> list[PriceRange]:
     """Pairs of amounts joined by "to", "and" or a dash after "between" or "from", or a dash."""
+    _low_one(values)
     tokens = values.spoken.tokens
     amounts = sorted(values.amounts, key=lambda r: r.first)
     ranges: list[PriceRange] = []
@@ -167,6 +168,17 @@ def _ranges(values: Values) -> list[PriceRange]:
             continue
         index += 1
     return ranges
+
+
+def _low_one(values: Values) -> None:
+    """ "between one and two thousand": the lone "one" the lexicon leaves unread is the low end."""
+    tokens = values.spoken.tokens
+    starts = {a.first for a in values.amounts}
+    for index in range(1, len(tokens) - 2):
+        opened = tokens[index - 1].text in ("between", "from")
+        joined = tokens[index + 1].text in ("and", "to")
+        if opened and joined and tokens[index].text == "one" and index + 2 in starts:
+            values.amounts.append(values.spoken.reading(100, index, index + 1))
 
 
 def _scaled_like(values: Values, low: Reading[int], high: Reading[int]) -> Reading[int]:
