@@ -26,7 +26,7 @@ from lab.grading.claims import (
 )
 from lab.grading.lexicon import Clock, Duration, Values, read_values
 from lab.grading.mentions import mentions as find_mentions
-from lab.grading.mentions import promo_words, spans
+from lab.grading.mentions import promo_words, service_words, spans
 from lab.grading.named import NamedPolicyClaim, find_policy
 from lab.grading.phrases import PolicyTopic, normal
 from lab.grading.price_claims import price_claims, take_counts
@@ -219,7 +219,7 @@ def _named_policy(lower: str, facts: ConstraintList, strict: bool, caller: bool)
     for lead in (FILLER.search(text), GREETING.search(text)):
         if lead:
             text = text[lead.end() :]
-    found = find_policy(text, facts.policies.other)
+    found = find_policy(text, facts.policies.other, service_words(facts.services))
     if found is None or (strict and not found[1]):
         return None
     return found[0]

@@ -46,6 +46,14 @@ _GENERIC_NAME = frozenset(
 )
 
 
+@lru_cache(maxsize=64)
+def service_words(services: tuple[Service, ...]) -> frozenset[str]:
+    """Every word of the services' names, singular ("move" of "studio move")."""
+    return frozenset(
+        w.rstrip("s") for s in services for w in re.findall(r"[a-z]+", s.name.lower()) if len(w) > 2
+    )
+
+
 def spans(lower: str, services: tuple[Service, ...]) -> list[tuple[int, int]]:
     """Where lower names a service, as character spans."""
     return [

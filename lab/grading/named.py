@@ -80,6 +80,9 @@ _CONCEPT = {
     "submit": "accept",
     "work": "accept",
     "fees": "fee",
+    "surcharge": "fee",
+    "surcharges": "fee",
+    "extra": "fee",
     "charge": "fee",
     "charged": "fee",
     "charges": "fee",
@@ -148,27 +151,32 @@ class Outcome:
 
 
 def _words(text: str) -> list[tuple[str, bool]]:
-    """Content concepts of text, each with whether a negator stands within four words before."""
-    raw = [
-        w.removesuffix("'s")
-        for w in _WORD.findall(text.lower().replace("_", " ").replace("-", " "))
-    ]
+    """Content concepts of text, each with whether a negator stands within four words before
+    it in the same phrase ("no cash, balance due on delivery": the balance is not negated)."""
     found: list[tuple[str, bool]] = []
-    for index, word in enumerate(raw):
-        if word in _STOP or word in _NEGATORS:
-            continue
-        # "non" is a prefix: "non-refundable 10 percent deposit" negates refundable, not deposit.
-        negated = any(
-            w in _NEGATORS and (w != "non" or at == index - 1)
-            for at, w in enumerate(raw[:index], start=0)
-            if at >= index - 4
-        )
-        # "only cards" denies everything else, not cards.
-        found.append((_CONCEPT.get(word, word.rstrip("s") if len(word) > 4 else word), negated))
+    for phrase in _PHRASE_BREAK.split(text.lower().replace("_", " ").replace("-", " ")):
+        raw = [w.removesuffix("'s") for w in _WORD.findall(phrase)]
+        for index, word in enumerate(raw):
+            if word in _STOP or word in _NEGATORS:
+                continue
+            # "non" is a prefix: "non-refundable 10 percent deposit" negates refundable only.
+            negated = any(
+                w in _NEGATORS and (w != "non" or at == index - 1)
+                for at, w in enumerate(raw[:index])
+                if at >= index - 4
+            )
+            concept = _CONCEPT.get(word, word.rstrip("s") if len(word) > 4 else word)
+            found.append((concept, negated))
     return found
 
 
-def find_policy(lower: str, policies: dict[str, str]) -> tuple[str, bool] | None:
+# Commas and semicolons end a negation's reach; a decimal point does not.
+_PHRASE_BREAK = re.compile(r"[,;]|\.(?!\d)")
+
+
+def find_policy(
+    lower: str, policies: dict[str, str], common: frozenset[str] = frozenset()
+) -> tuple[str, bool] | None:
     """The named policy a clause is about, and whether its name (not only its value) was said.
 
     The name's words weigh double the value's, the name written out once more; a single value
@@ -181,15 +189,24 @@ def find_policy(lower: str, policies: dict[str, str]) -> tuple[str, bool] | None
     cued = bool(said & _POLICY_CUES)
     best: tuple[int, str, bool] | None = None
     for name, text in policies.items():
-        named = {word for word, _ in _words(f"{name} {' '.join(field_names(text))}")}
-        valued = {word for word, _ in _words(text)} - named - _GENERIC
-        own = {w for w in said & valued if len(w) > 4 and sum(w in t for t in texts.values()) == 1}
+        named = {word for word, _ in _words(name)}
+        # An object policy's field names ("surcharge") name it too, however common the word.
+        fields = _plain(" ".join(field_names(text))) - _STOP
+        valued = {word for word, _ in _words(text)} - named - fields - _GENERIC
+        own = {w for w in said & valued if len(w) > 3 and sum(w in t for t in texts.values()) == 1}
         literal = re.search(rf"\b{re.escape(name.replace('_', ' '))}\b", lower.replace("-", " "))
-        score = 2 * len(said & named) + len(said & valued) + bool(literal)
-        found = said & named or len(said & valued) >= 2 or (own and cued)
+        # common: words of the service names ("move" of "weekend moves") name no policy alone.
+        hit = (said & named | _plain(lower) & fields) - common
+        score = 2 * len(hit) + len(said & valued) + bool(literal)
+        found = hit or literal or len(said & valued) >= 2 or (own and cued)
         if found and (best is None or score > best[0]):
-            best = (score, name, bool(said & named))
+            best = (score, name, bool(hit or literal))
     return (best[1], best[2]) if best else None
+
+
+def _plain(text: str) -> set[str]:
+    """The words of text as written, singular: field names are matched word for word."""
+    return {w.rstrip("s") if len(w) > 4 else w for w in re.findall(r"[a-z]+", text.lower())}
 
 
 # Words too common in any sentence about a visit to tell one policy from another.
@@ -217,8 +234,12 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
     """Whether the policy's own words back the claim, contradict it, or leave it open."""
     text = _fields_said(claim.heard, text)
     policy = dict(_words(text))
-    said = [(word, negated != claim.denied) for word, negated in _words(claim.heard)]
     name_words = {word for word, _ in _words(claim.policy)}
+    # "Is the deposit refundable?" "No": refundable is denied, the deposit is still the deposit.
+    said = [
+        (word, negated != (claim.denied and word not in name_words))
+        for word, negated in _words(claim.heard)
+    ]
     say = _say(claim.policy)
     shared = {w for w, _ in said if w in policy}
     # A verb's polarity is its object's where the object is shared ("no cash" / "don't take cash").
