@@ -85,6 +85,7 @@ class PolicyClaim:
 class CapabilityClaim:
     heard: str
     capability: Capability
+    clause: str = ""  # the whole clause: what is sent, to whom
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def capability_claims(clause: str, lower: str) -> list[Claim]:
             # "put you through to Dave": a transfer to someone by name.
             if found is Capability.TRANSFER_CALL and _NAMED.match(clause, match.end()):
                 found = Capability.TRANSFER_TO_NAMED_PERSON
-            claims.append(CapabilityClaim(match.group(), found))
+            claims.append(CapabilityClaim(match.group(), found, lower))
     return claims
 
 

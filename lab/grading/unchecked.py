@@ -72,8 +72,6 @@ _SYNONYMS = {
     "plumber": "technician",
     "electrician": "technician",
     "crew": "technician",
-    "mail": "email",
-    "mailed": "emailed",
     "e-mail": "email",
     "e-mailed": "emailed",
 }
@@ -97,7 +95,7 @@ def _names_action(words: set[str], name: str) -> bool:
 _VERB_SYNONYMS = {
     "dispatch": ("send",),
     "add": ("put",),
-    "email": ("emailed", "mail"),
+    "email": ("emailed",),
     "text": ("sms",),
     "schedule": ("book",),
     "book": ("schedule",),
