@@ -41,8 +41,10 @@ from lab.language.numbers import Reading, Token, tokenize
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$(\[])|\n+")
 _FREE_SLOT = re.compile(r"\b(?:is|are)\s+(?:still\s+)?free\b")
 _CLAUSE = re.compile(
-    r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas)\s+"
+    r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas|plus)\s+"
     r"|\s+and\s+(?=(?:we|we'll|we're|we've|you'll|i'll|i've|they|our|there's|it'll)\b)"
+    # "... $1,250 and the deposit is non-refundable": a second subject with its own verb.
+    r"|\s+and\s+(?=the\s+[a-z-]+(?:\s+[a-z-]+)?\s+(?:is|are|was|comes|costs|runs)\b)"
 )
 # Reference and receipt codes such as R-7CD40D35 mix capitals and digits; their digits are no
 # amount or time ("9:30AM"-style clock tokens are left alone).

@@ -15,6 +15,9 @@ from typing import TypeVar
 from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
 from lab.language.amounts import decimal_cents, read_amount
 from lab.language.numbers import (
+    TEENS,
+    TENS,
+    UNITS,
     Reading,
     Spoken,
     Token,
@@ -78,6 +81,9 @@ class Clock:
 
 NOON = Clock(12, 0, "pm")
 MIDNIGHT = Clock(0, 0, None)
+
+
+_NUMBER_WORDS = frozenset({*UNITS, *TEENS, *TENS, "hundred", "thousand"})
 
 
 @dataclass(frozen=True)
@@ -193,8 +199,13 @@ def _read_duration(values: Values, index: int) -> Reading[Duration] | None:
     if end >= stop or tokens[end].text.removesuffix("'s") not in _UNIT_HOURS:
         return None
     unit = tokens[end].text.removesuffix("'s")
-    # "a day" before "a week" is a rate ("seven days a week"), not a notice period.
-    rate = index > 0 and tokens[index - 1].text in ("days", "hours")
+    # "a day" before "a week" is a rate ("seven days a week"), not a notice period; so is
+    # "a month" after a price ("$175 a month", "one seventy-five a month").
+    before = tokens[index - 1].text if index > 0 else ""
+    priced = before.isdigit() or before in _NUMBER_WORDS or before in ("dollars", "bucks")
+    if priced and tokens[index].text in ("a", "an"):
+        return None
+    rate = before in ("days", "hours")
     if rate and tokens[index].text in ("a", "an") and unit in ("day", "week"):
         return None
     return spoken.reading(Duration(amount * _UNIT_HOURS[unit]), index, end + 1)
