@@ -70,6 +70,7 @@ class HoursClaim:
     within: tuple[Clock, ...] = ()
     always: bool = False
     through: bool = False  # "open straight through": no closing between ranges
+    split: bool = False  # "we close for lunch": a closing between ranges
 
 
 @dataclass(frozen=True)

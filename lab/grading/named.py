@@ -223,11 +223,20 @@ def field_names(text: str) -> list[str]:
 
 
 def _fields_said(heard: str, text: str) -> str:
-    """The parts of an object policy whose field the claim names; all of it when it names none."""
+    """The parts of an object policy the claim is about: those whose field it names, and where
+    those hold none of the kinds of value it names, the parts that do; all of it otherwise."""
     said = {word for word, _ in _words(heard)}
     parts = [p for p in text.split("; ") if ":" in p]
     named = [p for p in parts if {w for w, _ in _words(p.split(":")[0])} & said]
+    kinds = _kinds(heard)
+    if kinds and not any(_kinds(p) & kinds for p in named):
+        named += [p for p in parts if _kinds(p) & kinds and p not in named]
     return "; ".join(named) if named else text
+
+
+def _kinds(text: str) -> set[str]:
+    values = read_values(text.replace("_", " "))
+    return {kind for kind in ("amounts", "percents", "durations") if getattr(values, kind)}
 
 
 def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:

@@ -27,7 +27,7 @@ RESCHEDULE = re.compile(
 FEE = re.compile(r"\b(?:fee|fees|charge[sd]?|penalty|cost|costs|pay)\b")
 HOURS = re.compile(
     rf"\b(?:open|opens|opening{_}(?:hours|times?)|close|closes|closed|closing|shut|"
-    rf"(?:our|the|business|shop|store|opening|weekday|weekend|saturday|sunday){_}hours|"
+    rf"(?:our|your|the|business|shop|store|opening|weekday|weekend|saturday|sunday){_}hours|"
     rf"hours{_}(?:are|on)|24/7|around{_}the{_}clock|"
     # "On Saturdays it's eight to twelve": a day said as a habit, then its times.
     rf"(?:mon|tues|wednes|thurs|fri|satur|sun)days{_}(?:it's|we're|we{_}are|it{_}is))\b"
@@ -42,7 +42,10 @@ EVERY_DAY = re.compile(
     rf"\b(?:every{_}day|everyday|seven{_}days(?:{_}a{_}week)?|7{_}days(?:{_}a{_}week)?|daily|"
     rf"all{_}week)\b"
 )
-HOLIDAY = re.compile(rf"\b(?:holidays?|christmas|new{_}year'?s|thanksgiving|easter)\b")
+HOLIDAY = re.compile(
+    rf"\b(?:holidays?|christmas|new{_}year'?s|thanksgiving|easter|seasonal|"
+    rf"in{_}(?:the{_})?(?:summer|winter|spring|fall|autumn))\b"
+)
 VAGUE_HOURS = re.compile(
     rf"\b(?:open{_}late|late{_}(?:opening|nights?)|open{_}early|early{_}opening)\b"
 )

@@ -46,6 +46,9 @@ def _holds(claim: HoursClaim, hours: DayHours) -> bool:
     if claim.through and len(ranges) > 1:
         # "Open straight through": the list closes between its ranges.
         return False
+    if claim.split and len(ranges) < 2:
+        # "We close for lunch" on a day the list has open straight through.
+        return False
     # "Eight to twelve, then two to five" names one range each; "eight to five" the whole day.
     spans = [*ranges, (ranges[0][0], ranges[-1][1])]
     return any(

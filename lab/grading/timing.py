@@ -18,6 +18,9 @@ _THROUGH = re.compile(
     r"\b(?:straight|right)\s+through\b|\bthrough\s+lunch\b|\bno\s+(?:lunch\s+)?break\b"
     r"|\bwithout\s+(?:a\s+)?break\b|\bdon't\s+close\s+for\s+lunch\b"
 )
+_LUNCH = re.compile(
+    r"\b(?:close[sd]?|shut|closing)\s+(?:for|over|at)\s+lunch\b|\blunch\s+(?:break|closing)\b"
+)
 _Span = tuple[Clock | None, Clock | None, tuple[Clock, ...]]
 _BETWEEN_TIMES = frozenset({"to", "through", "thru", "till", "til", "until", "and"})
 _CLOSE_CUES = frozenset({"close", "closes", "closing", "until", "till", "til", "to", "through"})
@@ -45,7 +48,8 @@ def hours_claims(clause: str, lower: str, values: Values, context: Context) -> l
             d for d in values.durations if not every.start() <= tokens[d.first].start < every.end()
         ]
     values.days.clear()
-    closed = bool(ph.NOT_OPEN.search(lower))
+    split = bool(_LUNCH.search(lower))
+    closed = bool(ph.NOT_OPEN.search(lower)) and not split
     always = bool(ph.ALWAYS_OPEN.search(lower))
     through = bool(_THROUGH.search(lower))
     spans = _spans(values)
@@ -55,11 +59,14 @@ def hours_claims(clause: str, lower: str, values: Values, context: Context) -> l
             (None, within[0], ()) if within and not (o or c) else (o, c, within)
             for o, c, within in spans
         ]
+    if split:
+        # "We close for lunch, so try one o'clock": the times are ones it is open at.
+        spans = [(None, None, (*(t for t in (o, c) if t), *w)) for o, c, w in spans]
     values.times.clear()
     if always:
         values.durations[:] = [d for d in values.durations if d.value.hours != 24]
     groups = groups or [context.days or None]
-    if groups == [None] and not (spans or always or through):
+    if groups == [None] and not (spans or always or through or split):
         return []
     claims: list[Claim] = []
     each: list[_Span | None] = [*spans] or [None]
@@ -73,7 +80,15 @@ def hours_claims(clause: str, lower: str, values: Values, context: Context) -> l
         opens, closes, within = span or (None, None, ())
         claims.append(
             HoursClaim(
-                clause.strip(), days, closed and not span, opens, closes, within, always, through
+                clause.strip(),
+                days,
+                closed and not span,
+                opens,
+                closes,
+                within,
+                always,
+                through,
+                split,
             )
         )
     return claims
