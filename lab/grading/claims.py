@@ -155,5 +155,6 @@ class Context:
     # Digit strings the caller said (an order or reference number): identifiers, never prices.
     identifiers: tuple[str, ...] = ()
     topics: tuple[PolicyTopic, ...] = ()
+    policy: str | None = None  # the named policy the caller's question names
     # Reading the caller's question (to know what a bare yes or no claims), not an agent's words.
     caller: bool = False

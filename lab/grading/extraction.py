@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from lab.facts.schema import ConstraintList, Service
+from lab.facts.schema import ConstraintList
 from lab.grading import phrases as ph
 from lab.grading.claims import (
     AvailabilityClaim,
@@ -21,6 +21,7 @@ from lab.grading.claims import (
     PercentClaim,
     PolicyClaim,
     PolicyFeature,
+    PriceClaim,
     PromoClaim,
     RangeClaim,
 )
@@ -62,8 +63,7 @@ _SAVE = frozenset({"save", "saves", "saving", "knock", "knocks"})
 
 def extract(utterance: str, caller_turn: str | None, facts: ConstraintList) -> list[Claim]:
     """Every claim in the utterance, in the order said."""
-    services = facts.services
-    caller = _context(caller_turn or "", services)
+    caller = _context(caller_turn or "", facts)
     claims: list[Claim] = []
     named: list[str] = []
     for number, sentence in enumerate(s for s in _SENTENCE.split(utterance.strip()) if s.strip()):
@@ -76,7 +76,8 @@ def extract(utterance: str, caller_turn: str | None, facts: ConstraintList) -> l
     return with_exceptions(claims)
 
 
-def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
+def _context(caller_turn: str, facts: ConstraintList) -> Context:
+    services = facts.services
     lower = normal(caller_turn)
     values = read_values(caller_turn)
     return Context(
@@ -87,7 +88,14 @@ def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
         asks_close=bool(_ASKS_CLOSE.search(lower)),
         identifiers=tuple(_CALLER_DIGITS.findall(caller_turn)),
         topics=tuple(name for name, pattern in ph.TOPICS if pattern.search(lower)),
+        policy=_asked_policy(lower, facts),
     )
+
+
+def _asked_policy(lower: str, facts: ConstraintList) -> str | None:
+    """The named policy a caller's question names by its name ("a charge for stairs?")."""
+    found = find_policy(lower, facts.policies.other, service_words(facts.services))
+    return found[0] if found is not None and found[1] else None
 
 
 def _bare_answer(found: list[Claim]) -> bool:
@@ -174,6 +182,10 @@ def _clause(
     named = None
     if not (ph.PROMO.search(lower) or _OFFER.search(lower) or priced_service):
         named = _named_policy(lower, facts, strict or listed_promo, context.caller)
+    answered = values.amounts or values.durations or values.percents
+    if named is None and context.policy and not mentions and answered:
+        # "Is there a charge for stairs?" "Yes, $45 per flight": the value is the policy's.
+        named = context.policy
     if named is not None and not (topics and ph.REFUND.search(named.replace("_", " "))):
         # The policy's own words carry its values; the typed topics would misread them.
         claims.append(NamedPolicyClaim(clause.strip(), named))
@@ -202,7 +214,9 @@ def _clause(
         claims += availability_claims(clause, lower, values)
     claims += [RangeClaim(r.heard, r.low, r.high, _service_at(mentions, context)) for r in ranges]
     claims += price_claims(lower, topics, values, mentions, context, counts, facts)
-    claims += _promotions(clause, lower, values, named_services)
+    # "$2,232 with the discount": the discounted price is the claim about the promotion.
+    priced_promo = any(isinstance(c, PriceClaim) and c.discounted for c in claims)
+    claims += _promotions(clause, lower, values, named_services, priced_promo)
     if listed_promo and not claims and _OFFER.search(lower):
         claims.append(PromoClaim(clause.strip(), lower, named_services))
     if ph.ABOUT_TO_CHECK.search(lower.strip()):
@@ -217,6 +231,9 @@ def _named_policy(lower: str, facts: ConstraintList, strict: bool, caller: bool)
     """The named policy a clause speaks of; a question back or filler words name none."""
     text = lower.strip()
     if not caller and (text.endswith("?") or ph.QUESTION_START.search(text)):
+        return None
+    if ph.DECLINE.search(text):
+        # "I can't take payments over the phone": the agent's own limit, no policy claim.
         return None
     for lead in (FILLER.search(text), GREETING.search(text)):
         if lead:
@@ -267,10 +284,12 @@ def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[i
     return skip
 
 
-def _promotions(clause: str, lower: str, values: Values, services: tuple[str, ...]) -> list[Claim]:
+def _promotions(
+    clause: str, lower: str, values: Values, services: tuple[str, ...], priced: bool = False
+) -> list[Claim]:
     claims: list[Claim] = [PercentClaim(p.heard, p.value, lower, services) for p in values.percents]
     values.percents.clear()
-    if not claims and ph.PROMO.search(lower):
+    if not claims and not priced and ph.PROMO.search(lower):
         claims.append(PromoClaim(clause.strip(), lower, services))
     return claims
 

@@ -72,7 +72,7 @@ PROMO = re.compile(
 FREE = re.compile(
     rf"\b(?:free(?:{_}of{_}charge)?|no{_}(?:charge|fee|cost)|complimentary|"
     rf"on{_}the{_}house|won't{_}(?:be{_})?charge\w*|without{_}(?:a{_})?(?:fee|charge)|"
-    rf"(?:never|don't|do{_}not|doesn't){_}charge\w*)\b"
+    rf"(?:never|don't|do{_}not|doesn't){_}charge\w*|costs?{_}nothing)\b"
 )
 ANYTIME = re.compile(
     rf"\b(?:any(?:{_})?time|always|at{_}any{_}point|same{_}day|last{_}minute|whenever|no{_}notice)\b"

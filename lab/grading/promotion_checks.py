@@ -98,4 +98,6 @@ def _keywords(promotion: Promotion) -> tuple[str, ...]:
     return tuple(w for w in re.findall(r"[a-z]+", text) if len(w) > 4 and w not in _NOT_NAMES)
 
 
-_NOT_NAMES = frozenset({"promo", "customers", "service", "services", "offer", "first", "every"})
+_NOT_NAMES = frozenset(
+    {"promo", "customers", "service", "services", "offer", "first", "every", "discount", "special"}
+)
