@@ -40,6 +40,7 @@ from lab.grading.unchecked import UNCHECKED, uncovered
 from lab.language.numbers import Reading, Token, tokenize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$(\[])|\n+")
+_OFFERED = re.compile(r"\bi\s+(?:have|can\s+do|have\s+got)\b|\bi've\s+got\b")
 _FREE_SLOT = re.compile(r"\b(?:is|are)\s+(?:still\s+)?free\b")
 _CLAUSE = re.compile(
     r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas|plus)\s+"
@@ -154,7 +155,9 @@ def _clause(
     lower = normal(clause)
     topics = [name for name, pattern in ph.TOPICS if pattern.search(lower)]
     topics = topics or [name for name, pattern in ph.TOPICS if pattern.search(before)]
-    hours_here = bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower)
+    # "I have Saturday at 10 AM open" offers a slot; it is no claim about opening hours.
+    offered = bool(_OFFERED.search(lower))
+    hours_here = bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower) and not offered
     hours_before = bool(ph.HOURS.search(before)) and not ph.SLOT_OPENING.search(before)
     mentions = find_mentions(lower, services)
     # A clause that names a service talks price, whatever policy the caller asked about.
