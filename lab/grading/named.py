@@ -244,15 +244,14 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
     text = _fields_said(claim.heard, text)
     policy = dict(_words(text))
     name_words = {word for word, _ in _words(claim.policy)}
-    # "Is the deposit refundable?" "No": refundable is denied, the deposit is still the deposit.
-    said = [
-        (word, negated != (claim.denied and word not in name_words))
-        for word, negated in _words(claim.heard)
-    ]
+    said = [(word, negated != claim.denied) for word, negated in _words(claim.heard)]
     say = _say(claim.policy)
     shared = {w for w, _ in said if w in policy}
     # A verb's polarity is its object's where the object is shared ("no cash" / "don't take cash").
     compared = shared - _VERB_CONCEPTS if shared - _VERB_CONCEPTS - name_words else shared
+    if claim.denied and compared - name_words:
+        # "Is the deposit refundable?" "No": the no denies refundable, not the deposit itself.
+        compared -= name_words
     for word, negated in said:
         if word in compared and policy[word] != negated:
             side = "not " if policy[word] else ""
