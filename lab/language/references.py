@@ -15,6 +15,7 @@ _HALF = re.compile(
     r"\b(?:just |only )?half (?:of )?(?:it|that|the amount|the refund|what i said)\b"
 )
 
+_REFUSED = re.compile(r"\b(?:won't|wouldn't|doesn't|can't|isn't|not)\b")
 Value = str | int
 
 
@@ -22,6 +23,9 @@ def read_reference(phrases: Phrases, current: Mapping[str, object]) -> tuple[dic
     """The request values a reference back changes, and the words it rests on; none if none."""
     changes: dict[str, Value] = {}
     cues: list[str] = []
+    if phrases.first(_REFUSED):
+        # "the day after that won't work either": a reference turned down changes nothing.
+        return changes, ""
     day = current.get("day")
     if isinstance(day, str) and day in _WEEKDAYS and (cue := phrases.first(_DAY_SHIFT)):
         step = 1 if "after" in cue.lower() else -1

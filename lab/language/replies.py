@@ -74,7 +74,8 @@ _HEDGE = re.compile(
 # Consent said through a negative ("no, that's not wrong", "no objections", "I don't see why
 # not"): no refusal, but no yes either; only an explicit cue beside it confirms.
 _CONSENT = re.compile(
-    r"\b(?:(?:no,? )?(?:that's|that is|it's|it is|that was|nothing's|nothing is) not wrong"
+    r"\b(?:(?:no,? )?(?:(?:that's|that is|it's|it is|that was|nothing's|nothing is) )?not wrong"
+    r"(?: at all)?"
     r"|nothing(?:'s| is)? wrong with (?:that|it|this)|no objections?(?: (?:here|from me))?"
     r"|(?:i )?(?:don't|do not|dont|can't|cannot) see why not|no reason not to"
     r"|(?:i )?(?:can't|cannot) argue with (?:that|it|this)|no complaints?(?: (?:here|from me))?"

@@ -344,7 +344,9 @@ def _digit_minutes(tokens: tuple[Token, ...], index: int, stop: int) -> tuple[in
     return int(text), index + 1
 
 
-_DIGIT_TIME_BEFORE = frozenset({"the", "do", "at", "for", "say", "make", "try", "get", "book"})
+_DIGIT_TIME_BEFORE = frozenset(
+    {"the", "do", "at", "for", "say", "make", "try", "get", "book", "no", "maybe", "or"}
+)
 _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow"}
 )
