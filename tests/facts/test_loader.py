@@ -208,12 +208,8 @@ def test_seed_promotions_may_be_plain_text_or_objects():
     assert (second.price_cents, second.services) == (19900, ("px_premium",))
 
 
-def test_the_readme_example_is_the_detailing_fixture_and_loads_in_full():
-    readme = (DEMO.parents[1] / "README.md").read_text()
-    block = readme.split("### The constraint-list shape")[1].split("```json")[1].split("```")[0]
-    fixture = DEMO.parent / "seed-detailing.json"
-    assert json.loads(block) == json.loads(fixture.read_text())
-    facts = load_constraints(fixture)
+def test_the_detailing_fixture_loads_in_full():
+    facts = load_constraints(DEMO.parent / "seed-detailing.json")
     assert "send_sms_reminders" in facts.capabilities.can
     assert set(facts.policies.other) == {"payment", "deposit", "late_fee", "warranty", "water"}
     spring = facts.promotions[1]
@@ -221,6 +217,25 @@ def test_the_readme_example_is_the_detailing_fixture_and_loads_in_full():
         2000,
         ("px_basic",),
         "2026-05-31",
+    )
+
+
+def test_the_readme_example_is_the_movers_fixture_with_what_businesses_write():
+    readme = (DEMO.parents[1] / "README.md").read_text()
+    block = readme.split("### The constraint-list shape")[1].split("```json")[1].split("```")[0]
+    fixture = DEMO.parent / "seed-movers.json"
+    assert json.loads(block) == json.loads(fixture.read_text())
+    facts = load_constraints(fixture)
+    assert open_ranges(facts.hours["saturday"]) == ((540, 720), (780, 960))
+    assert open_ranges(facts.hours["wednesday"]) == ((480, 1200),)
+    assert facts.services[0].aliases == ("small move", "one-room move")
+    assert facts.services[0].price_cents == 125000
+    assert facts.policies.cancellation is not None
+    assert facts.policies.cancellation.late_fee_cents == 15000
+    military = facts.promotions[1]
+    assert (military.eligibility, military.services) == (
+        "active duty military and veterans",
+        ("px_studio", "px_twobed"),
     )
 
 
