@@ -10,7 +10,11 @@ from collections.abc import Mapping
 from lab.language.phrases import Phrases
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_DAY_SHIFT = re.compile(r"\bthe day (after|before)(?: that| it| then)?\b")
+# "the day after that", never "the day after Wednesday": that names its own day.
+_DAY_SHIFT = re.compile(
+    r"\bthe day (after|before)(?: that| it| then)?\b"
+    r"(?! (?:on )?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|next|the \w+th)\b)"
+)
 _HALF = re.compile(
     r"\b(?:just |only )?half (?:of )?(?:it|that|the amount|the refund|what i said)\b"
 )

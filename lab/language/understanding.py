@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lab.events.types import (
     Action,
@@ -142,12 +142,16 @@ def understand(text: str, context: Context | None = None) -> Understanding:
         )
     changes, said = read_reference(phrases, context.current)
     if changes and context.action is not None:
-        # "I meant the day after that": a correction of the request the call is making.
-        heard = dict.fromkeys(changes, said)
+        # "I meant the day after that, in the afternoon": a correction of the request the call
+        # is making, with whatever else the rest of the words change.
+        rest = understand(text.replace(said, " "), replace(context, current={}))
+        merges = rest.kind in (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
+        args = {**(rest.args if merges else {}), **changes}
+        heard = {**(rest.heard if merges else {}), **dict.fromkeys(changes, said)}
         return Understanding(
             UnderstandingKind.CORRECTION,
             context.action,
-            dict(changes),
+            args,
             heard,
             not_confirm,
             "values",

@@ -69,3 +69,13 @@ def test_half_of_it_halves_the_current_amount_and_nothing_is_guessed_without_one
     refund = Context(action=Action.REFUND, week=WEEK, current={"amount_cents": 4000})
     assert understand("actually just half of it", refund).args == {"amount_cents": 2000}
     assert understand("actually just half of it", Context(action=Action.REFUND)).args == {}
+
+
+def test_a_reference_back_keeps_what_else_the_caller_changes_and_a_named_day_is_no_reference():
+    context = Context(
+        action=Action.BOOK, proposal_action=Action.BOOK, week=WEEK, current={"day": "tuesday"}
+    )
+    later = understand("I meant the day after that, in the afternoon", context)
+    assert later.args == {"day": "wednesday", "part_of_day": "afternoon"}
+    named = understand("Actually, the day after Wednesday, in the afternoon.", context)
+    assert named.args == {"day": "wednesday", "part_of_day": "afternoon"}
