@@ -355,12 +355,12 @@ def refund_offered(amount_cents: int) -> Log:
 class TestNoInventedResult:
     kind = AssertionKind.NO_INVENTED_RESULT
 
-    def test_it_is_supported_by_the_lookup_result_each_proposal_and_commit_rests_on(self) -> None:
+    def test_it_is_supported_by_the_lookup_result_each_proposal_rests_on(self) -> None:
         log = guarded("tool_timeout")
         result = judge(self.kind, log.events)
 
         assert result.state is SUPPORTED
-        assert result.supporting == ids(log, "found", "p1_made", "commit_started")
+        assert result.supporting == ids(log, "found", "p1_made")
 
     def test_it_is_contradicted_by_a_proposal_resting_on_nothing_after_a_failure(self) -> None:
         log = unguarded("tool_timeout")

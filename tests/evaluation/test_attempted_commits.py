@@ -108,7 +108,7 @@ def booked_on_okay_with_no_readback(*, rejected: bool) -> Log:
     b = LogBuilder("no_confirmation", guarded=False, agent=OUTSIDER)
     request = b.hear("Monday morning?", UnderstandingKind.REQUEST, action=Action.BOOK)
     b.revise(request, Action.BOOK, MONDAY)
-    b.find(Action.BOOK, MONDAY, [MONDAY_SLOT])
+    b.marks["found"] = b.find(Action.BOOK, MONDAY, [MONDAY_SLOT])
     b.say("acknowledge", "Monday morning has openings.")
     positive = b.hear("Sounds good so far.", UnderstandingKind.POSITIVE, mark="positive")
     attempt(b, MONDAY_SLOT, confirmation=positive, rejected=rejected)
@@ -162,6 +162,15 @@ def test_a_rejected_booking_on_okay_fails_it_too() -> None:
         log["attempt"],
         log["positive"],
     ]
+
+
+def test_a_commit_with_no_readback_of_a_slot_a_lookup_returned_invented_nothing() -> None:
+    log = booked_on_okay_with_no_readback(rejected=False)
+    evaluation = evaluate(contract_get("tool_timeout"), log.events)
+    (result,) = [r for r in evaluation.assertions if r.id == "nothing_invented"]
+
+    assert result.state is AssertionState.SUPPORTED
+    assert result.supporting == [log["found"], log["attempt"]]
 
 
 def test_an_outside_agents_blocked_commit_on_positive_talk_contradicts_it() -> None:

@@ -95,22 +95,23 @@ def no_invented_result(log: LogIndex) -> Finding:
             failure = log.lookup_failure_by_revision.get(made.revision)
             tally.contradict(problem, made, success, failure)
     # A commit attempt sends the tool values too: with no readback at all, or after a failed
-    # lookup, what it sends must still be what a timely lookup of its revision returned.
+    # lookup, what it sends must still be what a timely lookup of its revision returned. Where
+    # proposals were made they carry the support, so an honest run reads as it always did.
     for attempt in log.attempts:
         success = _returned(log, attempt)
-        if success is not None:
+        if success is None:
+            failure = log.lookup_failure_by_revision.get(attempt.revision)
+            tally.contradict(
+                f"Commit {attempt.id} sends {attempt.args}, which no timely lookup of revision "
+                f"{attempt.revision} returned{log.unexecuted_note(attempt)}.",
+                attempt,
+                failure,
+            )
+        elif not log.proposals:
             tally.support(success, attempt)
-            continue
-        failure = log.lookup_failure_by_revision.get(attempt.revision)
-        tally.contradict(
-            f"Commit {attempt.id} sends {attempt.args}, which no timely lookup of revision "
-            f"{attempt.revision} returned{log.unexecuted_note(attempt)}.",
-            attempt,
-            failure,
-        )
-    return tally.finding(
-        "Every proposal and commit rests on a successful, timely lookup that returned it."
-    )
+    if not log.proposals:
+        return tally.finding("Every commit sends what a successful, timely lookup returned.")
+    return tally.finding("Every proposal rests on a successful, timely lookup that returned it.")
 
 
 def _returned(log: LogIndex, attempt: CommitStart) -> LookupSuccess | None:
