@@ -34,8 +34,10 @@ from lab.scenarios.persona import DEFAULT_PERSONA, Persona
 # since an outside agent's own turn deadline (LAB_AGENT_TURN_TIMEOUT_S) ends a hung run first.
 SCRIPT_WAIT_S = 60.0
 # Conversation seconds a line waits for its cue once the agent's turn is over (scaled like every
-# delay): at most three cued lines a scenario stay well inside 15 s of waiting for cues.
+# delay), and at most for all of a run's cued lines together: a scenario with many cued lines
+# waits less on each, so no run waits more than 15 s for cues an agent never gives.
 CUE_WAIT_S = 4.0
+CUE_BUDGET_S = 15.0
 # Persona answers before each line: an agent that keeps asking still meets the script.
 PERSONA_ANSWERS = 3
 # A persona answer asks for nothing, changes nothing and confirms nothing.
@@ -57,6 +59,7 @@ async def play_script(session: ScriptedRun) -> None:
     """Play the scenario's scripted caller, then end the run."""
     session.scripted = True
     persona = session.contract.persona or DEFAULT_PERSONA
+    bound_s = cue_bound_s(session.contract.caller)
     try:
         mark = len(session.events)
         for number, line in enumerate(session.contract.caller):
@@ -65,7 +68,9 @@ async def play_script(session: ScriptedRun) -> None:
             # the line says, however long a busy machine takes to synthesize it.
             made = asyncio.ensure_future(_voiced(session, line.say)) if barge_in else None
             try:
-                at = await wait_for_turn(session, line, since=mark, number=number, persona=persona)
+                at = await wait_for_turn(
+                    session, line, since=mark, number=number, persona=persona, bound_s=bound_s
+                )
                 pcm = await made if made is not None else None
             finally:
                 if made is not None:
@@ -81,6 +86,18 @@ async def play_script(session: ScriptedRun) -> None:
         )
     except RunClosed:
         return
+
+
+def cue_bound_s(lines: list[CallerLine]) -> float:
+    """How long each cued line waits for its cue, in conversation seconds."""
+    cued = sum(_cue_of(line) is not None for line in lines)
+    return min(CUE_WAIT_S, CUE_BUDGET_S / max(cued, 1))
+
+
+def _cue_of(line: CallerLine) -> Cue | None:
+    if line.into_readback_ms is not None:
+        return "readback"
+    return "proposal" if line.after == "proposal" else None
 
 
 async def _voiced(session: ScriptedRun, text: str) -> bytes | None:
@@ -112,21 +129,16 @@ async def wait_for_turn(
     since: int,
     number: int,
     persona: Persona,
+    bound_s: float,
 ) -> float | None:
     """Wait for the line's moment: the agent's turn over, and its cue if it comes in time.
 
     A barge-in returns the moment the script speaks on the run's clock: a loaded loop that wakes
     late must not move a line meant for the middle of a readback past its end. None: say it now.
     """
-    cue: Cue | None = (
-        "readback"
-        if line.into_readback_ms is not None
-        else "proposal"
-        if line.after == "proposal"
-        else None
-    )
+    cue = _cue_of(line)
     started = session.now()
-    deadline = started + CUE_WAIT_S * session.scale
+    deadline = started + bound_s * session.scale
     found = await _await_cue(session, cue, since, deadline, number, persona)
     if cue is not None and found is None:
         waited_ms = round((session.now() - started) / session.scale * 1000)

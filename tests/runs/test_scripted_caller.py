@@ -12,11 +12,11 @@ from channels.db import database_sync_to_async
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
 from lab.events.types import Channel, Mode
-from lab.runs.caller import CUE_WAIT_S
+from lab.runs.caller import CUE_BUDGET_S, CUE_WAIT_S, cue_bound_s
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
-from lab.scenarios.catalog import contract_get
-from lab.scenarios.contracts import Contract
+from lab.scenarios.catalog import all_contracts, contract_get
+from lab.scenarios.contracts import CallerLine, Contract
 from lab.scenarios.persona import Persona
 from tests.connectors.outsiders import Habit, Outsider
 
@@ -72,6 +72,15 @@ async def test_no_run_waits_more_than_15_s_of_caller_time_for_cues(fast_clock):
     assert all(CUE_WAIT_S * 1000 <= m.waited_ms < CUE_WAIT_S * 1000 + 1500 for m in missed)
     assert sum(m.waited_ms for m in missed) <= 15_000
     assert {"commit_is_latest", "commit_confirmed"} <= failed(session)
+
+
+def test_a_run_with_many_cued_lines_waits_less_on_each_and_15_s_in_all() -> None:
+    for contract in all_contracts().values():
+        assert cue_bound_s(contract.caller) == CUE_WAIT_S  # at most three cued lines each
+    cued = [CallerLine(say="Yes.", after="proposal")] * 10
+    plain = [CallerLine(say="Hello.", after="agent_idle")] * 5
+    assert cue_bound_s(cued + plain) * len(cued) == CUE_BUDGET_S == 15.0
+    assert cue_bound_s(plain) == CUE_WAIT_S
 
 
 async def test_a_barge_in_whose_readback_never_comes_is_said_as_a_plain_line(fast_clock):
