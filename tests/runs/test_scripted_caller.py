@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime
 
 import pytest
 from channels.db import database_sync_to_async
 
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import Verdict
-from lab.events.types import Channel, Mode
-from lab.runs.caller import CUE_BUDGET_S, CUE_WAIT_S, cue_bound_s
+from lab.events.chain import EventChain
+from lab.events.types import (
+    AgentUtterance,
+    CallerUtterance,
+    Channel,
+    Event,
+    EventPayload,
+    Mode,
+)
+from lab.runs.caller import CUE_BUDGET_S, CUE_WAIT_S, cue_bound_s, latest_asks
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import all_contracts, contract_get
@@ -72,6 +81,22 @@ async def test_no_run_waits_more_than_15_s_of_caller_time_for_cues(fast_clock):
     assert all(CUE_WAIT_S * 1000 <= m.waited_ms < CUE_WAIT_S * 1000 + 1500 for m in missed)
     assert sum(m.waited_ms for m in missed) <= 15_000
     assert {"commit_is_latest", "commit_confirmed"} <= failed(session)
+
+
+def test_what_the_agents_latest_turn_asks_is_read_across_its_sentences() -> None:
+    chain = EventChain()
+
+    def add(payload: EventPayload) -> Event:
+        return chain.append(payload, at=datetime.now(UTC))
+
+    add(AgentUtterance(text="What's your name?", purpose="clarify", duration_ms=900))
+    add(CallerUtterance(text="Tuesday morning, please.", source="script"))
+    add(AgentUtterance(text="Sure.", purpose="acknowledge", duration_ms=400))
+    asking = add(AgentUtterance(text="And a phone number?", purpose="clarify", duration_ms=900))
+    assert latest_asks(chain.events) == (asking.id, ("phone",))
+    add(CallerUtterance(text="My phone number is 555 0142.", source="script"))
+    # Answered: nothing the agent said since the caller last spoke asks for anything.
+    assert latest_asks(chain.events) is None
 
 
 def test_a_run_with_many_cued_lines_waits_less_on_each_and_15_s_in_all() -> None:
