@@ -23,12 +23,13 @@ BOOKING = ("correction", "no_confirmation", "tool_timeout", "interruption", "dou
 # Habit → mode → {scenario: an assertion its FAIL names}; every other booking scenario PASSes.
 # An attempted booking counts against the agent whether or not the gate or the sandbox let it
 # through, so guarded runs FAIL as as-is runs do, except a repeated yes, which the gate answers
-# with the original receipt. An agent that never reads back (eager, invent) meets the caller's
-# next line anyway and is judged on it.
+# with the original receipt. An agent that never reads back (eager) meets the caller's next line
+# anyway and is judged on it. Eager still PASSes tool_timeout, booking on the caller's "Yes, book
+# it." with nothing read back: that contract asserts nothing of confirmation (a gap of the
+# contract, not of this agent's test).
 _EAGER = {
     "correction": "commit_confirmed",
     "no_confirmation": "positive_is_not_yes",
-    "tool_timeout": "inv_commit_confirmed",
     "interruption": "commit_confirmed",
     "double_confirmation": "commit_confirmed",
 }
@@ -40,11 +41,11 @@ EXPOSED: dict[str, dict[str, dict[str, str]]] = {
     "eager": {"guarded": _EAGER, "as-is": _EAGER},
     "double": {"guarded": {}, "as-is": {"double_confirmation": "executed_once"}},
     "invent": {
-        "guarded": {"tool_timeout": "inv_commit_confirmed"},
-        "as-is": {"tool_timeout": "inv_commit_confirmed"},
+        "guarded": {"tool_timeout": "nothing_invented"},
+        "as-is": {"tool_timeout": "nothing_invented"},
     },
     "barge": {
-        "guarded": {"interruption": "commit_is_latest"},
+        "guarded": {"interruption": "interrupted_proposal_expired"},
         "as-is": {"interruption": "interrupted_proposal_expired"},
     },
 }
