@@ -83,3 +83,18 @@ def test_the_clinic_bots_repeated_booking_refused_by_its_own_diary_executes_once
     scenario = ("--scenario", "double_confirmation", "--as-is")
     verdicts, reasons = _verdicts(capsys, "--agent", f"pipecat:{url}", "--tools", TOOLS, *scenario)
     assert verdicts == {"double_confirmation": "PASS"}, reasons
+
+
+@pytest.mark.models
+def test_on_voice_runs_the_lab_hears_the_caller_and_voices_the_clinic_bot(
+    clinic_bot: Start, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot neither hears nor speaks (text mode): the lab's VAD and ASR hear the scripted
+    caller and its TTS voices the bot's replies."""
+    monkeypatch.setenv("LAB_PIPECAT_MODE", "text")
+    verdicts, reasons = _verdicts(
+        capsys,
+        *("--agent", f"pipecat:{clinic_bot('correct')}", "--tools", TOOLS, "--channel", "voice"),
+        *("--scenario", "correction", "--scenario", "double_confirmation"),
+    )
+    assert verdicts == {"correction": "PASS", "double_confirmation": "PASS"}, reasons
