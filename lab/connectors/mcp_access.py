@@ -13,7 +13,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from lab.connectors.tool_specs import ToolSpec, offered_specs
+from lab.agent_tools.schema import ToolsFile
+from lab.connectors.tool_specs import OwnTool, ToolSpec, offered_specs, own_tools
 from lab.events.models import Run
 from lab.scenarios.catalog import contract_get
 from lab.tools.adapters import ADAPTERS
@@ -22,7 +23,7 @@ from lab.tools.adapters import ADAPTERS
 @dataclass(frozen=True)
 class McpOpened:
     run: Run
-    specs: tuple[ToolSpec, ...]
+    specs: tuple[ToolSpec | OwnTool, ...]
     outside_agent: bool
 
 
@@ -64,7 +65,10 @@ def mcp_access(*, token: str | None, run_id: str) -> McpOpened | McpRefused:
     return McpOpened(run, run_tool_specs(run), outside_agent=bool(run.agent_connector))
 
 
-def run_tool_specs(run: Run) -> tuple[ToolSpec, ...]:
-    """The tools the run's scenario offers, as an outside agent is offered them."""
+def run_tool_specs(run: Run) -> tuple[ToolSpec | OwnTool, ...]:
+    """The tools the run offers an outside agent: its own (its tools file) as it wrote them,
+    else the lab's for the run's scenario."""
+    if run.agent_tools:
+        return own_tools(ToolsFile.model_validate(run.agent_tools))
     actions = frozenset(ADAPTERS[name].action for name in contract_get(run.scenario_id).tools)
     return tuple(offered_specs(actions))

@@ -68,6 +68,7 @@ class _Inbox:
                     kind=message["kind"],
                     content=dict(message.get("content") or {}),
                     reason=str(message.get("reason") or ""),
+                    wire=message["wire"] if isinstance(message.get("wire"), dict) else None,
                 )
             )
 
@@ -154,6 +155,7 @@ class McpRelay:
                 "kind": result.kind,
                 "content": result.content,
                 "reason": result.reason,
+                "wire": result.wire,
             },
         )
 

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from lab.connectors.interface import ToolResult
 from lab.connectors.mcp_runs import LIVE, McpRuns
-from lab.connectors.tool_specs import ToolSpec
+from lab.connectors.tool_specs import OwnTool, ToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -38,18 +38,25 @@ class McpGrant:
     """What a request's token opens: one run and the tools its scenario offers."""
 
     run_id: str
-    specs: tuple[ToolSpec, ...]
+    specs: tuple[ToolSpec | OwnTool, ...]
     # The lab's own scripted agent calls its tools in process; only an outside agent's run
     # has a ToolBox to reach over MCP.
     outside_agent: bool = True
 
 
-def tool_listing(spec: ToolSpec) -> types.Tool:
+def tool_listing(spec: ToolSpec | OwnTool) -> types.Tool:
     return types.Tool(name=spec.name, description=spec.description, input_schema=spec.json_schema())
 
 
 def tool_result(result: ToolResult) -> types.CallToolResult:
-    """A ToolResult on the MCP wire: `ok` as the content itself, anything else as an error."""
+    """A ToolResult on the MCP wire: `ok` as the content itself, anything else as an error; an
+    agent's own tools get their own result shape either way."""
+    if result.wire is not None:
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(result.wire, sort_keys=True))],
+            structured_content=result.wire,
+            is_error=result.kind != "ok",
+        )
     if result.kind == "ok":
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(result.content, sort_keys=True))],

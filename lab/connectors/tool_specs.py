@@ -6,7 +6,8 @@ MCP tools, and the reference agents call them; the digest of the offered set goe
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -107,6 +108,22 @@ TOOL_SPECS: dict[str, ToolSpec] = {
         ),
     )
 }
+
+
+@dataclass(frozen=True)
+class OwnTool:
+    """One of an agent's own tools (its tools file), as MCP lists it."""
+
+    name: str
+    description: str
+    schema: dict[str, Any]
+
+    def json_schema(self) -> dict[str, Any]:
+        return self.schema
+
+
+def own_tools(file: ToolsFile) -> tuple[OwnTool, ...]:
+    return tuple(OwnTool(t.name, t.description, t.parameters) for t in file.tools)
 
 
 def offered_specs(actions: frozenset[Action]) -> list[ToolSpec]:

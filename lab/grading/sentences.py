@@ -1,5 +1,5 @@
 """The kinds of clause that need no grounding: greetings, filler, questions back, hand-offs,
-refusals, "I don't know", tool-status lines and readbacks of what the call's tools returned.
+refusals, "I don't know", running the call, tool-status lines and readbacks of tool results.
 
 Pure. The grader fails closed: a clause that makes no checkable claim is supported only when it
 is one of these kinds; any other declarative is flagged for a human.
@@ -15,7 +15,8 @@ _ = r"[\s-]+"
 GREETING = re.compile(
     rf"^(?:hello|hi|hey|good{_}(?:morning|afternoon|evening)|thanks?|thank{_}you|"
     rf"you're{_}welcome|bye|goodbye|see{_}you(?:{_}(?:then|soon|on|next))?|have{_}a{_}(?:good|great|nice|lovely)|take{_}care|"
-    rf"welcome{_}to|you've{_}reached|this{_}is{_}\w+|my{_}name{_}is|cheers|talk{_}soon)\b"
+    rf"welcome{_}to|you've{_}reached|this{_}is{_}\w+|my{_}name{_}is|cheers|talk{_}soon|"
+    rf"good{_}luck|best{_}of{_}luck|all{_}the{_}best)\b"
 )
 FILLER = re.compile(
     rf"^(?:(?:ok(?:ay)?|sure|alright|all{_}right|right|great|perfect|lovely|excellent|"
@@ -33,7 +34,7 @@ FILLER = re.compile(
     rf"all{_}right|great|no{_}problem|understandable)|i{_}can{_}help{_}(?:you{_})?with{_}that|"
     rf"i'd{_}be{_}happy{_}to|that{_}sounds{_}(?:frustrating|stressful|annoying|difficult|great)|"
     rf"i{_}hear{_}you|(?:good|great){_}question|that's{_}a{_}(?:good|great|fair){_}question|"
-    rf"(?:that|it|this|back{_}pain|[a-z]+{_}pain){_}(?:can{_}be|sounds|must{_}be){_}(?:really{_}|so{_})?"
+    rf"(?:that|it|this|[a-z]+{_}pain|[a-z]+){_}(?:can{_}be|sounds|must{_}be){_}(?:really{_}|so{_})?"
     rf"(?:tough|hard|painful|frustrating|difficult|stressful)|thanks{_}for{_}(?:calling|waiting|holding|your{_}patience))\b"
 )
 # What the tools did this call, said back ("The system didn't answer in time", "Your reference
@@ -68,11 +69,32 @@ HANDOFF_TAIL = re.compile(
     rf"(?:{_}help(?:{_}you)?)?[.!]?$|(?:listed|posted){_}on{_}(?:our|the){_}website|"
     rf"(?:check|see|visit){_}(?:our|the){_}website"
 )
-# A clause about the caller or the call, not the business ("you asked about Tuesday").
+# A clause about the caller or the call, not the business ("you asked about Tuesday"), and
+# ending the call ("it sounds like we're done, so I'll end the call here").
 ABOUT_CALLER = re.compile(
     rf"^(?:you{_}(?:asked|said|mentioned|wanted|want|need|called)|just{_}to{_}(?:confirm|be{_}sure|"
     rf"check)|to{_}confirm|so{_}that's|(?:is|was){_}there{_}anything{_}else|anything{_}else)\b"
+    rf"|^(?:it{_})?(?:sounds|looks|seems){_}like{_}(?:we're|we{_}are){_}(?:done|all{_}set)\b"
+    rf"|\b(?:i'll|i{_}will|let{_}me|i'm{_}going{_}to){_}(?:end|close|wrap{_}up){_}(?:the|this|our)"
+    rf"{_}call(?:{_}(?:here|now|there))?[.!]?$"
 )
+
+# Running the call itself, each a whole clause so no fact can ride along: ending it, saying the
+# agent is there, repeating what was cut, saying what it is, and how a tool call went.
+CALL_FLOW = re.compile(
+    rf"(?:it{_}(?:sounds|seems){_}like{_}we're{_}(?:all{_})?(?:done|finished),?{_}so{_})?"
+    rf"i'll{_}(?:end|close){_}(?:the|this|our){_}call(?:{_}(?:here|now))?"
+    rf"|(?:i'm|i{_}am){_}(?:still{_})?(?:here|listening|on{_}the{_}line)"
+    rf"|here{_}it{_}is{_}again|let{_}me{_}(?:repeat|say){_}(?:that|it){_}again"
+    rf"|(?:sorry,?{_})?you{_}cut{_}in{_}before{_}i{_}finished"
+    rf"|(?:i'm|i{_}am){_}(?:an?|the|your)(?:{_}[a-z']+)?{_}(?:automated|virtual|ai|digital|voice)"
+    rf"{_}(?:agent|assistant)"
+    rf"|(?:that's|that{_}is|this{_}is|it's){_}taking{_}(?:a{_}bit{_})?longer{_}than{_}(?:usual|expected)"
+    rf"|i've{_}checked"
+    rf"|(?:i've{_}checked:?{_})?(?:it|that){_}(?:did{_}not|didn't){_}go{_}through"
+    rf"(?:,?{_}so{_}nothing{_}(?:was|has{_}been){_}done)?"
+)
+_END = re.compile(r"[\s.,;:!]+$")
 
 
 _LEAD = re.compile(
@@ -88,6 +110,8 @@ def is_safe(lower: str) -> bool:
     if not re.search(r"[a-z0-9]", text):
         return True
     if text.endswith("?") or ph.QUESTION_START.search(text):
+        return True
+    if CALL_FLOW.fullmatch(_END.sub("", text)) or CALL_FLOW.fullmatch(_END.sub("", bare)):
         return True
     return any(
         pattern.search(text) or pattern.search(bare)

@@ -47,12 +47,17 @@ class ReferenceAgent:
         )
 
 
-def main(argv: list[str] | None = None) -> None:
+def arguments() -> argparse.ArgumentParser:
+    """The command line; the README check parses its examples with it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--habit", choices=sorted(HABITS), default=None)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments().parse_args(argv)
     asyncio.run(serve(ReferenceAgent.build(args.habit), loopback(args.host), args.port))
 
 

@@ -25,7 +25,7 @@ from lab.reports.schema import Report
 from lab.reports.signing import key_id, public_key_from_pem, public_key_pem
 from lab.reports.verification import Verification, verify_report
 from lab.runs.retrieval import tenant_constraints
-from lab.scenarios.catalog import canonical_contracts, contract_get
+from lab.scenarios.catalog import contract_get, known_contracts
 from lab.scripted.dialogue import AGENT_VERSION
 
 
@@ -116,7 +116,7 @@ def report_verify(raw: bytes, *, trusted: Sequence[Ed25519PublicKey] = ()) -> Ve
     """Every check, against this lab's canonical contracts, constraint lists and signing key."""
     return verify_report(
         raw,
-        contracts=canonical_contracts(),
+        contracts=known_contracts(),
         lab_key=lab_public_key(),
         trusted_keys=trusted,
         constraint_lists=_constraint_lists(),

@@ -8,6 +8,7 @@ assertions (as required=False), so the contract a run records and a report embed
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -19,11 +20,12 @@ from lab.scenarios.contracts import Assertion, Contract
 SCENARIO_DIR = Path(__file__).resolve().parent.parent.parent / "scenarios"
 INVARIANTS_FILE = SCENARIO_DIR / "_invariants.json"
 FREE_CALL_ID = "free"
+SCENARIO_DIRS_ENV = "LAB_SCENARIO_DIRS"
 
 
 class UnknownScenario(LookupError):
     def __init__(self, scenario_id: str) -> None:
-        known = ", ".join(sorted(canonical_contracts()))
+        known = ", ".join(sorted(known_contracts()))
         super().__init__(f"unknown scenario {scenario_id!r}; known scenarios: {known}")
         self.scenario_id = scenario_id
 
@@ -73,9 +75,32 @@ def canonical_contracts() -> dict[str, Contract]:
     return {contract.id: contract for contract in map(contract_from_file, paths)}
 
 
+def team_contracts() -> dict[str, Contract]:
+    """Scenarios a team wrote in its own words (or generated with maketemplates), from the
+    folders LAB_SCENARIO_DIRS names (separated by ':')."""
+    return _team_contracts(os.environ.get(SCENARIO_DIRS_ENV, ""))
+
+
+@cache
+def _team_contracts(folders: str) -> dict[str, Contract]:
+    found: dict[str, Contract] = {}
+    for folder in filter(None, folders.split(os.pathsep)):
+        paths = sorted(Path(folder).glob("*.json"))
+        for contract in map(contract_from_file, paths):
+            if contract.id in canonical_contracts() or contract.id in found:
+                raise ValueError(f"{folder}: scenario id {contract.id!r} is already taken")
+            found[contract.id] = contract
+    return found
+
+
+def known_contracts() -> dict[str, Contract]:
+    """The lab's own contracts and the team's."""
+    return {**canonical_contracts(), **team_contracts()}
+
+
 def all_contracts() -> dict[str, Contract]:
-    """The scenarios: every canonical contract that a scripted caller plays."""
-    return {key: contract for key, contract in canonical_contracts().items() if contract.scripted}
+    """The scenarios: every known contract that a scripted caller plays."""
+    return {key: contract for key, contract in known_contracts().items() if contract.scripted}
 
 
 def free_contract() -> Contract:
@@ -85,6 +110,6 @@ def free_contract() -> Contract:
 
 def contract_get(scenario_id: str) -> Contract:
     try:
-        return canonical_contracts()[scenario_id]
+        return known_contracts()[scenario_id]
     except KeyError:
         raise UnknownScenario(scenario_id) from None

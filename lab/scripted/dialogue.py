@@ -64,6 +64,13 @@ def invented_slot(args: Args) -> Args:
     return {"slot_id": f"{day[:3]}-{time.replace(':', '')}", "day": day, "time": time}
 
 
+def invented(action: Action, args: Args) -> Args:
+    """What a naive agent offers when the lookup did not answer: a slot, or the refund asked."""
+    if action is Action.BOOK:
+        return invented_slot(args)
+    return {key: args[key] for key in ("order_number", "amount_cents") if key in args}
+
+
 def choose(options: list[Args], args: Args) -> Args | None:
     """The slot that fits what the caller said best: inside any bounds, nearest any "around"."""
     after, before = str(args.get("after", "00:00")), str(args.get("before", "24:00"))
@@ -121,6 +128,7 @@ class ScriptedAgent:
             proposal_action=self.prepared.action if self.prepared else None,
             week=self.week,
             after_question=bool(self.asked),
+            current=self.args,
         )
         return understand(text, context)
 
@@ -334,7 +342,7 @@ class ScriptedAgent:
         if started is None or started.revision != self.revision or self.action is None:
             return []
         if self.naive:
-            return [Propose(self.revision, self.action, invented_slot(self.args), None)]
+            return [Propose(self.revision, self.action, invented(self.action, self.args), None)]
         if started.attempt == 1:
             return [
                 Say("The system didn't answer in time. Let me try once more.", "failure"),

@@ -41,6 +41,7 @@ from lab.web.messages import (
     parse_client_message,
 )
 from lab.web.panel import agent_state_fragment, notice_fragment
+from lab.web.run_end import run_end_fragment
 from lab.web.signout import owner_group
 
 # Too much rejected input, audio or text (lab/web/limits.py). RFC 6455's 1008 says the same,
@@ -182,12 +183,22 @@ class RunConsumer(AsyncWebsocketConsumer):
 
     # -- what live.py calls -----------------------------------------------------------------
 
-    async def deliver(self, html: str, *, seq: int | None = None) -> None:
+    async def deliver(self, html: str, *, seq: int | None = None, final: bool = False) -> None:
         if seq is not None:
             if seq <= self.seen:
                 return
             self.seen = seq
         await self.send(text_data=html)
+        if final and self.access is not None:
+            await self.send(text_data=await database_sync_to_async(self._end_fragment)())
+
+    def _end_fragment(self) -> str:
+        """What a reload of this window would show of the ended run (its recording, referee)."""
+        assert self.access is not None
+        run = Run.objects.get(pk=self.run_id)
+        share = str(self.scope.get("url_route", {}).get("kwargs", {}).get("share", ""))
+        owner = self.access.may_drive
+        return run_end_fragment(run=run, events=store.run_events(run), owner=owner, share=share)
 
     async def send_audio(self, data: bytes) -> None:
         await self.send(bytes_data=data)
@@ -203,7 +214,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         """A group broadcast: the panel fragments of one new event (or a speaking state)."""
         if self.live is not None and message["holder"] == self.live.holder:
             return  # the driving socket had it directly
-        await self.deliver(message["html"], seq=message["seq"])
+        await self.deliver(message["html"], seq=message["seq"], final=message.get("final", False))
 
     # -- input ------------------------------------------------------------------------------
 

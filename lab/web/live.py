@@ -72,7 +72,7 @@ def ended_fragment() -> str:
 class Driver(Protocol):
     """The socket driving a live run."""
 
-    async def deliver(self, html: str, *, seq: int | None = None) -> None: ...
+    async def deliver(self, html: str, *, seq: int | None = None, final: bool = False) -> None: ...
     async def send_audio(self, data: bytes) -> None: ...
     async def lost(self, reason: str) -> None: ...
 
@@ -287,21 +287,22 @@ class LiveRun:
         if self.driver is not None:
             await self.driver.deliver(notice_fragment(message, tone=tone))
 
-    async def publish(self, html: str, *, seq: int | None = None) -> None:
-        """To the driving socket directly, and to every watcher through the run's group."""
+    async def publish(self, html: str, *, seq: int | None = None, final: bool = False) -> None:
+        """To the driving socket directly, and to every watcher through the run's group.
+
+        final: the run ended, and each window adds what a reload would show it."""
         if self.driver is not None:
-            await self.driver.deliver(html, seq=seq)
-        await get_channel_layer().group_send(
-            run_group(self.run_id),
-            {"type": "run.fragments", "html": html, "seq": seq, "holder": self.holder},
-        )
+            await self.driver.deliver(html, seq=seq, final=final)
+        message = {"type": "run.fragments", "html": html, "seq": seq, "holder": self.holder}
+        await get_channel_layer().group_send(run_group(self.run_id), {**message, "final": final})
 
     async def _publish_event(self, event: Event) -> None:
         html = event_fragments(self.session.contract, self.session.events, event)
-        if event.type == "run.ended":
+        final = event.type == "run.ended"
+        if final:
             self._cancel(self._keeper)
             html += ended_fragment()
-        await self.publish(html, seq=event.seq)
+        await self.publish(html, seq=event.seq, final=final)
 
     def speaking(self) -> bool:
         """Whether the timeline holds agent speech now: a caller line now interrupts it."""

@@ -384,6 +384,9 @@ def event_fragments(contract: Contract, events: list[Event], event: Event) -> st
             parts.append(_partial("transcript_replace", {"item": item}))
     if (decision := decision_item(event)) is not None:
         parts.append(_partial("decision_append", {"decision": decision}))
+    if isinstance(event.payload, CallerUnderstood):
+        # What judged the caller's turns so far, as a reload would say it.
+        parts.append(_partial("referee_line", {"referee": referee_used(events), "oob": True}))
     if isinstance(event.payload, TurnLatency):
         upto = next((i for i, e in enumerate(events) if e.id == event.id), len(events) - 1)
         parts.append(_partial("latency_append", {"turn": waterfalls(events[: upto + 1])[-1]}))

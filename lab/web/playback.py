@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from lab.events.recording_events import RecordingClosed
@@ -29,5 +30,5 @@ def recording_context(events: list[Event], *, url: str | None, offer_file: bool)
         return {}
     return {
         "recording": {"url": url, "closed": closed, "offer_file": offer_file and closed},
-        "event_clock": event_clock(events),
+        "event_clock_json": json.dumps(event_clock(events)),
     }

@@ -33,6 +33,7 @@ Habit = Literal[
     "raises",
     "no_readback",
     "asks_name",
+    "chatters",
 ]
 # What the eager agent (no_readback) takes for a go-ahead.
 AGREEABLE = ("yes", "okay", "sounds good", "sure", "mm-hmm")
@@ -67,6 +68,9 @@ class Outsider:
             await asyncio.Event().wait()
         if self.habit == "raises":
             raise ConnectionResetError("the agent's server went away")
+        if self.habit == "chatters":
+            while True:  # a reply that never ends, a short sentence at a time
+                yield Said("Still talking.")
         text = turn.text.lower()
         if self.habit == "asks_name" and self.held is None and not self.offers:
             self.held = text

@@ -29,7 +29,7 @@ def test_a_grade_has_the_seed_shape_and_names_what_it_was_checked_against():
     assert "$129.00" in (result.claim or "") and "30-day" in (result.claim or "")
     assert result.rationale.endswith(".") and ". " not in result.rationale  # one sentence
     assert 0 <= result.confidence <= 1
-    assert (result.grader, result.grader_version) == (DETERMINISTIC_GRADER, "2")
+    assert (result.grader, result.grader_version) == (DETERMINISTIC_GRADER, "3")
     assert result.constraint_list_version == "demo_v1"
     # Price, guarantee and window are wrong; money back to the card is right.
     verdicts = [(finding.claim, finding.verdict) for finding in result.claims]

@@ -15,6 +15,7 @@ from django.core.management import call_command
 
 from lab.events.chain import GENESIS_HASH, chain_event
 from lab.events.types import Event
+from lab.grading.grader import DETERMINISTIC_VERSION
 from lab.grading.schema import Verdict
 from lab.reports.export import report_assemble, report_bytes
 from lab.reports.keys import lab_private_key
@@ -138,7 +139,8 @@ def test_a_report_graded_by_the_older_grader_is_regraded_and_the_change_stated()
     assert verification.consistent, verification.problems()
     result = _regrade(verification)
     assert [(f.kind, f.blocking) for f in result.findings] == [("grader_changed", False)]
-    assert "v1" in result.findings[0].reason and "v2" in result.findings[0].reason
+    current = f"v{DETERMINISTIC_VERSION}"
+    assert "v1" in result.findings[0].reason and current in result.findings[0].reason
     (turn,) = verification.regrade.turns
     assert (turn.stated_verdict, turn.derived_verdict) == ("llm_flagged", "supported")
 

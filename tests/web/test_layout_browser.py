@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -13,6 +16,7 @@ import pytest
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
 from tests.audit.calls import jsonl
+from tests.conftest import ROOT
 from tests.operator.conftest import one_call
 from tests.operator.test_queue_browser import create_member, sign_in  # noqa: F401 (fixture)
 from tests.web.test_waterfall import finished_voice_run  # noqa: F401 (fixture)
@@ -167,3 +171,112 @@ def test_a_call_that_simply_ended_ends_calmly(browser_page, lab_server):
     assert page.locator("#controls").inner_text().strip() == "This run has ended. Start another."
     assert page.locator("#agent-state").count() == 0
     assert page.locator("#call-start, #say-text").count() == 0
+
+
+PHONE = 390
+# How wide the page is, laid out: wider than the viewport is a page that scrolls sideways.
+PAGE_WIDTH = "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+# The innermost elements reaching past the viewport's right edge: what to fix on a wide page.
+PAST_THE_EDGE = """() => [...document.querySelectorAll('body *')].filter((n) => {
+  const past = (e) => e.getBoundingClientRect().right > window.innerWidth + 1;
+  return past(n) && ![...n.children].some(past);
+}).slice(0, 4).map((n) => `${n.tagName.toLowerCase()}#${n.id}.${n.className}`)"""
+
+
+@pytest.fixture
+def member_pages(
+    lab_server,
+    create_member,  # noqa: F811
+    tmp_path,
+    tmp_path_factory,
+) -> tuple[str, dict[str, str], Path]:
+    """An owner of demo, and in the server's database their voice run and demo's trials."""
+    username = f"phone-{uuid.uuid4().hex[:8]}"
+    create_member(username, "owner")
+    (state,) = tmp_path_factory.getbasetemp().glob("lab-server[0-9]*")
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{state / 'db.sqlite3'}"}
+    report = tmp_path / "voice-report.json"
+    seeded = subprocess.run(
+        [sys.executable, "-m", "tests.web.member_pages", username, str(report)],
+        cwd=ROOT,
+        env={**env, "LAB_STATE_DIR": str(state), "LAB_TOOL_TIMEOUT_MS": "5000"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    return username, json.loads(seeded.stdout.strip().splitlines()[-1]), report
+
+
+def test_no_page_a_signed_in_member_opens_scrolls_sideways_on_a_phone(
+    browser_page, lab_server, member_pages
+):
+    username, seeded, report = member_pages
+    page = browser_page
+    page.set_viewport_size({"width": PHONE, "height": 844})
+    sign_in(page, lab_server, username)
+    upload = page.context.browser.new_context().new_page()
+    sign_in(upload, lab_server, username)
+    upload.goto(f"{lab_server}/grade/")
+    upload.set_input_files(
+        "#transcript-file",
+        {"name": "c.jsonl", "mimeType": "application/json", "buffer": jsonl(one_call(username))},
+    )
+    upload.click("#grade-form button[type=submit]")
+    upload.locator("#grade-summary").wait_for()
+
+    widths: dict[str, int] = {}
+    culprits: dict[str, list[str]] = {}
+
+    def measure(name: str) -> None:
+        page.wait_for_load_state("load")
+        widths[name] = page.evaluate(PAGE_WIDTH)
+        if widths[name] > PHONE:
+            culprits[name] = page.evaluate(PAST_THE_EDGE)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"phone-{len(widths):02d}.png"), full_page=True)
+
+    def visit(path: str) -> None:
+        page.goto(lab_server + path)
+        measure(path)
+
+    for path in (
+        "/",
+        "/grade/",
+        "/reports/import/",
+        "/reports/keys/",
+        "/accounts/tokens/",
+        "/t/demo/queue/",
+        "/t/demo/rollup/",
+        "/t/demo/alerts/",
+        "/t/demo/agents/",
+        "/t/demo/agents/demo-agent/",
+        "/t/demo/trials/",
+        seeded["trials"],
+    ):
+        visit(path)
+    trial_run = page.locator("a[href^='/t/demo/runs/']").first.get_attribute("href")
+    visit(f"/runs/{seeded['voice_run']}/")
+    page.get_by_role("button", name="Create a read-only share link").click()
+    share = page.locator("#share-url")
+    share.wait_for()
+    measure("/runs/<voice run>/ with its share link")
+    visit(share.inner_text().removeprefix(lab_server))
+    page.goto(f"{lab_server}/t/demo/queue/")
+    page.locator(".queue-card", has_text=username).first.wait_for()
+    case = page.locator("a[href*='/queue/cases/']").first.get_attribute("href")
+    call = page.locator("a[href^='/t/demo/calls/']").first.get_attribute("href")
+    for path in (trial_run, case, call):
+        assert path, "each page the check follows is linked"
+        visit(path)
+    page.goto(f"{lab_server}/reports/import/")
+    page.locator("#report-file").set_input_files(report)
+    page.get_by_role("button", name="Check the report").click()
+    replay = page.locator("#replay-link").get_attribute("href")
+    measure("/reports/<id>/")
+    assert replay
+    visit(replay)
+
+    assert len(widths) >= 20
+    wide = {name: width for name, width in widths.items() if width > PHONE}
+    assert wide == {}, f"pages wider than {PHONE} px: {wide}; reaching past it: {culprits}"

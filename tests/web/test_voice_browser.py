@@ -117,6 +117,13 @@ def test_the_correction_scenario_passes_through_the_real_microphone_path(lab_ser
             "mic": page.locator("#mic-start").is_visible(),
             "mic_state": page.evaluate("window.labVoice.state"),
         }
+        # What a reload would show, the live page shows: the sealed recording, its download and
+        # digest (the playhead follows it), with no reload.
+        page.locator("#recording-download").wait_for()
+        recording = {
+            "digest": len(page.locator("#recording-digest").inner_text().strip()),
+            "playhead": page.locator("#playhead").count(),
+        }
         transcript = page.locator("#transcript").inner_text()
         events = page.locator("#event-log").inner_text()
         played = page.evaluate("window.labVoice.utterancesPlayed")
@@ -134,3 +141,4 @@ def test_the_correction_scenario_passes_through_the_real_microphone_path(lab_ser
         "mic_state": "ended",
     }
     assert played > 0 and "agent.audio_played" in events
+    assert recording == {"digest": 64, "playhead": 1}

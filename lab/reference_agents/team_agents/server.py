@@ -34,13 +34,18 @@ class TeamAgent:
         return answer(request.messages, self.business, self.habit)
 
 
-def main(argv: list[str] | None = None) -> None:
+def arguments() -> argparse.ArgumentParser:
+    """The command line; the README check parses its examples with it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--business", choices=sorted(BUSINESSES), required=True)
     parser.add_argument("--habit", choices=[h.value for h in Habit], default=Habit.CORRECT.value)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments().parse_args(argv)
     agent = TeamAgent(BUSINESSES[args.business], Habit(args.habit))
     asyncio.run(serve(agent, loopback(args.host), args.port))
 

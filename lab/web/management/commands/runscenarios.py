@@ -18,8 +18,6 @@ from pydantic import ValidationError
 
 from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
 from lab.agent_tools.inference import describe
-from lab.agent_tools.loading import ToolsFileError, parse_tools_file
-from lab.agent_tools.toolset import Toolset
 from lab.asgi import application
 from lab.connectors.registry import (
     API_KEY_ENV,
@@ -39,11 +37,17 @@ from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.runs.trials import trial_group_create
-from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
+from lab.scenarios.catalog import (
+    SCENARIO_DIRS_ENV,
+    UnknownScenario,
+    all_contracts,
+    contract_get,
+    free_contract,
+)
 from lab.scenarios.contracts import CallerLine, Contract
-from lab.scripted.setup import calendar_week
 from lab.tools.adapters import ADAPTERS
 from lab.web.access import owner_session_new, session_cookie
+from lab.web.management.agent_tools import toolset_from
 from lab.web.management.database import require_migrated
 
 RUN_TIMEOUT_S = 600
@@ -115,10 +119,8 @@ def free_lines(path: Path) -> list[str]:
 
 def _attribution(tenant: str | None, slug: str | None) -> AgentRef | None:
     """The agent --tenant and --agent-slug name together, checked; None when neither is given."""
-    if not tenant and not slug:
-        return None
     if not tenant or not slug:
-        raise CommandError("--tenant and --agent-slug go together: name the tenant and its agent")
+        return None
     try:
         return agent_named(tenant, slug)
     except AgentRefused as refused:
@@ -130,6 +132,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--scenario", action="append", dest="scenarios", metavar="ID")
+        parser.add_argument(
+            "--scenarios",
+            type=Path,
+            metavar="DIR",
+            dest="scenario_dir",
+            help="also the scenarios in DIR (a team's own, or maketemplates' output)",
+        )
         parser.add_argument("--unguarded", action="store_true", help="take the policy gate out")
         parser.add_argument(
             "--ungrounded",
@@ -191,20 +200,49 @@ class Command(BaseCommand):
             help="compress the conversation clock (1.0 = real time); typed channel only",
         )
 
+    def check_options(self, options: dict[str, Any]) -> None:
+        """Refuse option combinations that cannot run, before anything is touched.
+
+        Pure: the README check calls it on every `runscenarios` example it shows."""
+        if options["free"] and (options["scenarios"] or options["channel"] != "typed"):
+            raise CommandError("--free runs the free call alone, on the typed channel")
+        if bool(options["tenant"]) != bool(options["agent_slug"]):
+            raise CommandError(
+                "--tenant and --agent-slug go together: name the tenant and its agent"
+            )
+        if options["agent_slug"] and (options["agent"] != "scripted" or options["model"]):
+            raise CommandError(
+                "--agent-slug runs the agent as its tenant registered it (connector, URL, model, "
+                "key's variable): drop --agent and --model, or register another agent "
+                "(manage.py registeragent, or /t/TENANT/agents/)"
+            )
+        if options["agent"] == "scripted" and options["model"]:
+            raise CommandError(
+                "--model names an outside agent's model; the scripted agent has none"
+            )
+        scale = options["time_scale"]
+        if scale is not None and not 0.001 <= scale <= 10:
+            raise CommandError("--time-scale must lie in [0.001, 10]")
+        trials = options["trials"]
+        if trials is not None and not 1 <= trials <= MAX_TRIALS:
+            raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
+
     def handle(self, *args: Any, **options: Any) -> None:
+        self.check_options(options)
         require_migrated()
         tenant_agent = _attribution(options["tenant"], options["agent_slug"])
         lines = free_lines(options["free"]) if options["free"] else None
-        if lines is not None and (options["scenarios"] or options["channel"] != "typed"):
-            raise CommandError("--free runs the free call alone, on the typed channel")
+        if options["scenario_dir"] is not None:
+            if not options["scenario_dir"].is_dir():
+                raise CommandError(f"--scenarios: {options['scenario_dir']} is not a folder")
+            folders = [os.environ.get(SCENARIO_DIRS_ENV, ""), str(options["scenario_dir"])]
+            os.environ[SCENARIO_DIRS_ENV] = os.pathsep.join(filter(None, folders))
         try:
             names = options["scenarios"] or sorted(all_contracts())
             contracts = [free_contract()] if lines else [contract_get(s) for s in names]
-        except UnknownScenario as error:
+        except (UnknownScenario, ValueError) as error:
             raise CommandError(str(error)) from None
         if options["time_scale"] is not None:
-            if not 0.001 <= options["time_scale"] <= 10:
-                raise CommandError("--time-scale must lie in [0.001, 10]")
             settings.LAB_TIME_SCALE = options["time_scale"]
         out: Path | None = options["out"]
         if out is not None:
@@ -212,8 +250,6 @@ class Command(BaseCommand):
         agent = _with_tools(_agent(options, tenant_agent), options["tools"], self.stderr)
         contracts = self._applicable(contracts, agent)
         trials: int | None = options["trials"]
-        if trials is not None and not 1 <= trials <= MAX_TRIALS:
-            raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
         unguarded = options["unguarded"] or options["as_is"]
         start = RunStart(
             mode=Mode.UNGUARDED if unguarded else Mode.GUARDED,
@@ -348,13 +384,7 @@ def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> Agent
         return spec
     if spec.scripted:
         raise CommandError("--tools describes an outside agent's own tools; give --agent too")
-    try:
-        file = parse_tools_file(path.read_bytes(), source=str(path))
-    except OSError as error:
-        raise CommandError(f"--tools: {error}") from None
-    except ToolsFileError as error:
-        raise CommandError(f"--tools: {error}") from None
-    toolset = Toolset(file, calendar_week())
+    toolset = toolset_from(path)
     err.write(f"tools file {path} (sha256 {toolset.digest[:12]}…), read as:")
     for line in describe(toolset.meanings):
         err.write(f"  {line}")
@@ -364,11 +394,6 @@ def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> Agent
 def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
     """The --agent spec or the registered agent's, checked before any run is created."""
     if tenant_agent is not None:
-        if options["agent"] != "scripted" or options["model"]:
-            raise CommandError(
-                "--agent-slug runs the agent as its tenant registered it (connector, URL, model, "
-                "key's variable): drop --agent and --model, or change it on /t/TENANT/agents/"
-            )
         try:
             return agent_ready(tenant_agent) or parse_spec("scripted")
         except AgentRefused as refused:
@@ -380,6 +405,4 @@ def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
         check_connector(spec)
     except ConnectorUnavailable as error:
         raise CommandError(f"--agent: {error}") from None
-    if spec.scripted and options["model"]:
-        raise CommandError("--model names an outside agent's model; the scripted agent has none")
     return spec
