@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "agents" / "trattoria" / "tools.json"
 MANAGE = [sys.executable, str(ROOT / "manage.py")]
+SERVER = [sys.executable, "-m", "lab.reference_agents.team_agents.server"]
 PORT = 8093
 
 
@@ -40,10 +41,10 @@ def _one_pass(name: str, tools: Path, out: Path) -> None:
     _timed("maketemplates", [*MANAGE, "maketemplates", "--tools", str(tools), "--out", str(out)])
     scenarios = [arg for path in sorted(out.glob("*.json")) for arg in ("--scenario", path.stem)]
     agent = f"openai:http://127.0.0.1:{PORT}/v1"
+    run = ["runscenarios", "--agent", agent, "--tools", str(tools), "--scenarios", str(out)]
     verdicts = _timed(
         "runscenarios (5 scenarios, --time-scale 0.1)",
-        [*MANAGE, "runscenarios", "--agent", agent, "--tools", str(tools)]
-        + ["--scenarios", str(out), *scenarios, "--time-scale", "0.1"],
+        [*MANAGE, *run, *scenarios, "--time-scale", "0.1"],
     )
     for line in verdicts.splitlines():
         print(f"   {line}")
@@ -51,8 +52,7 @@ def _one_pass(name: str, tools: Path, out: Path) -> None:
 
 def main() -> None:
     server = subprocess.Popen(
-        [sys.executable, "-m", "lab.reference_agents.team_agents.server"]
-        + ["--business", "trattoria", "--port", str(PORT)],
+        [*SERVER, "--business", "trattoria", "--port", str(PORT)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

@@ -242,11 +242,15 @@ class PipecatEvalAgent:
                             await ws.send(eval_message("eval-cancel", {}, self._id()))
                         await ws.close()
         finally:
-            # Also when the run's task is cancelled mid-close: the socket is never left open.
-            if ws is not None and ws.state is not State.CLOSED:
+            # Also when the run's task is cancelled mid-close, or the goodbye's deadline cut the
+            # close handshake after the state said CLOSED but before the transport was closed:
+            # the socket is never left open.
+            if ws is not None and (ws.state is not State.CLOSED or not ws.transport.is_closing()):
                 ws.transport.abort()
             if self._reader is not None:
                 self._reader.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._reader
 
     def _abandon(self) -> None:
         """Drop the connection at once: no goodbye, no more reading."""
