@@ -20,7 +20,7 @@ from lab.events.vocabulary import (
     UnderstandingKind,
 )
 
-ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp"]
+ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp", "twilio", "pcm"]
 
 
 class AgentIdentity(EvolvingPayload):
