@@ -34,6 +34,7 @@ from lab.connectors.interface import (
     ToolBox,
     TurnFinished,
 )
+from lab.connectors.live_calls import LiveCall, call_closed, call_opened
 from lab.connectors.phone_speech import BYTES_PER_SECOND, BotMisbehaved, BotSpeech, Stretch
 from lab.connectors.pinning import Resolve, checked_address
 from lab.connectors.pipecat_eval import public_endpoint
@@ -145,6 +146,8 @@ class PhoneCall:
         except (OSError, websockets.WebSocketException) as error:
             yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
             return
+        # From now on the bot's tool calls over HTTP find this call (lab/web/sandbox_http.py).
+        call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools))
         async for output in self._reply(first_s=self.limits.greeting_s, required=False):
             yield output
 
@@ -163,6 +166,7 @@ class PhoneCall:
             yield output
 
     async def close(self) -> None:
+        call_closed(self.call_id)
         ws, self._ws = self._ws, None
         for task in self._tasks:
             task.cancel()

@@ -308,6 +308,8 @@ def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Readi
         hour = int(text) if text.isdigit() else _HOURS[text]
         if text in _HOURS and (minutes := _read_minutes(tokens, index, stop)):
             (minute, index), spelled_minutes = minutes, True
+        elif text.isdigit() and (digits := _digit_minutes(tokens, index, stop, hour)):
+            (minute, index), spelled_minutes = digits, True
     else:
         return None
     meridiem, end, o_clock = _time_suffix(tokens, index, stop, hour)
@@ -321,6 +323,20 @@ def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Readi
         return None
     end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
     return spoken.reading(Clock(hour, minute, meridiem), first, end)
+
+
+def _digit_minutes(
+    tokens: tuple[Token, ...], index: int, stop: int, hour: int
+) -> tuple[int, int] | None:
+    """Minutes read digit by digit before am/pm, as Whisper writes a voice reading "2:00 PM"
+    out: "2 0 0 PM", "9 3 0 am" (without the am/pm, three digits are no time)."""
+    words = [token.text for token in tokens[index : min(index + 2, stop)]]
+    if len(words) < 2 or not all(re.fullmatch(r"\d", word) for word in words):
+        return None
+    minute = int(words[0] + words[1])
+    if minute >= 60 or not _time_suffix(tokens, index + 2, stop, hour)[0]:
+        return None
+    return minute, index + 2
 
 
 def _read_minutes(tokens: tuple[Token, ...], index: int, stop: int) -> tuple[int, int] | None:

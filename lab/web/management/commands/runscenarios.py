@@ -49,6 +49,7 @@ from lab.tools.adapters import ADAPTERS
 from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.agent_tools import toolset_from
 from lab.web.management.database import require_migrated
+from lab.web.management.sandbox_serving import sandbox_served
 
 RUN_TIMEOUT_S = 600
 MAX_TRIALS = 100
@@ -195,6 +196,13 @@ class Command(BaseCommand):
             "key) and are attributed to it",
         )
         parser.add_argument(
+            "--sandbox-port",
+            type=int,
+            metavar="PORT",
+            help="serve the runs' tools over HTTP on 127.0.0.1:PORT/sandbox/tools/NAME while they "
+            "play (bearer token $LAB_SANDBOX_TOKEN): where a deployed bot's tools point",
+        )
+        parser.add_argument(
             "--time-scale",
             type=float,
             help="compress the conversation clock (1.0 = real time); typed channel only",
@@ -226,6 +234,9 @@ class Command(BaseCommand):
         trials = options["trials"]
         if trials is not None and not 1 <= trials <= MAX_TRIALS:
             raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
+        port = options.get("sandbox_port")
+        if port is not None and not 1 <= port <= 65535:
+            raise CommandError("--sandbox-port must be a TCP port (1-65535)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.check_options(options)
@@ -257,6 +268,7 @@ class Command(BaseCommand):
             ungrounded=options["ungrounded"],
             agent=agent,
             tenant_agent=tenant_agent,
+            sandbox_port=options["sandbox_port"],
         )
         if trials is None:
             verdicts = [self._once(contract, start, lines, out) for contract in contracts]
@@ -311,7 +323,7 @@ class Command(BaseCommand):
             tenant_agent=start.tenant_agent,
             trial=trial,
         )
-        asyncio.run(play_free(run, lines) if lines else play_headless(run))
+        asyncio.run(_served(start.sandbox_port, run, lines))
         return run
 
     def _once(
@@ -364,6 +376,12 @@ class RunStart:
     ungrounded: bool
     agent: AgentSpec
     tenant_agent: AgentRef | None
+    sandbox_port: int | None = None
+
+
+async def _served(sandbox_port: int | None, run: Run, lines: list[str] | None) -> None:
+    async with sandbox_served(sandbox_port):
+        await (play_free(run, lines) if lines else play_headless(run))
 
 
 def _trials_path(group: TrialGroup, tenant_agent: AgentRef | None) -> str:
