@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,12 @@ from pipecat.workers.runner import WorkerRunner
 # The pipeline's own rate; the serializer converts to and from Twilio's 8 kHz μ-law.
 RATE = 16000
 TOOL_TIMEOUT_S = 10.0
+
+
+async def spoken_times(text: str, text_type: Any) -> str:
+    """"2:00 PM" as a person says it, "2 PM": Piper reads ":00" as "zero zero", as phone bots
+    that speak times normalize them first."""
+    return re.sub(r"\b(\d{1,2}):00\b", r"\1", text)
 
 
 def tools_for(args: argparse.Namespace, call_id: str) -> Any:
@@ -96,6 +103,7 @@ async def answer_call(
     llm.register_function(None, tools_for(args, call_id))
     context = LLMContext(tools=ToolsSchema(standard_tools=function_schemas(tools)))
     stt, tts, hearing = speech()
+    tts.add_text_transformer(spoken_times)
     user, assistant = LLMContextAggregatorPair(context, user_params=hearing)
     pipeline = Pipeline([transport.input(), stt, user, llm, tts, transport.output(), assistant])
     worker = PipelineWorker(

@@ -180,8 +180,11 @@ class InputRejected(PayloadModel):
     reason: str
 
 
-# ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only).
-AgentFaultKind = Literal["timeout", "http_error", "malformed", "disconnected", "ungated"]
+# ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only);
+# unobserved: a deployed bot whose tools never reached the lab (lab/runs/unobserved.py).
+AgentFaultKind = Literal[
+    "timeout", "http_error", "malformed", "disconnected", "ungated", "unobserved"
+]
 
 
 class AgentFaulted(PayloadModel):
