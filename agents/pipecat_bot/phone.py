@@ -45,8 +45,8 @@ TOOL_TIMEOUT_S = 10.0
 
 
 async def spoken_times(text: str, text_type: Any) -> str:
-    """"2:00 PM" as a person says it, "2 PM": Piper reads ":00" as "zero zero", as phone bots
-    that speak times normalize them first."""
+    """Times as a person says them ("2 PM" for "2:00 PM"): Piper reads ":00" as "zero zero";
+    phone bots that speak times normalize them first."""
     return re.sub(r"\b(\d{1,2}):00\b", r"\1", text)
 
 

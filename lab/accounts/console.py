@@ -19,6 +19,7 @@ _PAGES = (
     ("alerts_page", "Alerts", can_manage),
     ("operator_trials_list", "Trials", lambda role: True),
     ("agents_page", "Agents", lambda role: True),
+    ("tenant_settings", "Settings", can_manage),
 )
 
 

@@ -183,7 +183,14 @@ class InputRejected(PayloadModel):
 # ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only);
 # unobserved: a deployed bot whose tools never reached the lab (lab/runs/unobserved.py).
 AgentFaultKind = Literal[
-    "timeout", "http_error", "malformed", "disconnected", "ungated", "unobserved"
+    "timeout",
+    "http_error",
+    "malformed",
+    "disconnected",
+    "ungated",
+    "oversize",
+    "truncated",
+    "unobserved",
 ]
 
 
