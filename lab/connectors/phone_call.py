@@ -109,6 +109,11 @@ class CallStats:
     marks_acknowledged: int = 0
 
 
+# Every call this process finished, for runscenarios --calls to report on (bounded).
+FINISHED: list[tuple[str, CallStats]] = []
+_FINISHED_KEPT = 1000
+
+
 class PhoneCall:
     """One call to one bot; the bot keeps the conversation, the lab speaks and listens."""
 
@@ -167,6 +172,9 @@ class PhoneCall:
 
     async def close(self) -> None:
         call_closed(self.call_id)
+        if self._ws is not None:
+            FINISHED.append((self.call_id, self.stats))
+            del FINISHED[:-_FINISHED_KEPT]
         ws, self._ws = self._ws, None
         for task in self._tasks:
             task.cancel()

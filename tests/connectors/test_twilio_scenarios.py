@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import re
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
@@ -133,3 +134,19 @@ def test_a_bot_whose_tools_are_not_at_the_lab_is_inconclusive_and_says_so(
     found, reasons = _verdicts(capsys, *_over_the_phone(url, port, "correction"))
     assert found == {"correction": "INCONCLUSIVE"}, reasons
     assert "actions not observed" in reasons
+
+
+def test_four_calls_at_once_report_latency_verdicts_and_the_labs_capacity(
+    phone_bot: PhoneBot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, port = phone_bot()
+    try:
+        call_command("runscenarios", *_over_the_phone(url, port, "correction"), "--calls", "4")
+    except SystemExit as exit_info:
+        assert exit_info.code == 1
+    out = capsys.readouterr().out
+    calls = [line.split() for line in out.splitlines() if line.startswith("correction call")]
+    assert [words[1] for words in calls] == ["call1", "call2", "call3", "call4"]
+    assert all(words[2] in ("PASS", "FAIL", "INCONCLUSIVE") for words in calls)
+    assert re.search(r"latency \(caller's audio end → bot's first audio\) p50=\d+ ms p95=\d+", out)
+    assert "failed connections: 0/4" in out and "lab capacity: " in out

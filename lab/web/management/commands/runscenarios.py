@@ -48,11 +48,13 @@ from lab.scenarios.contracts import CallerLine, Contract
 from lab.tools.adapters import ADAPTERS
 from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.agent_tools import toolset_from
+from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
 from lab.web.management.sandbox_serving import sandbox_served
 
 RUN_TIMEOUT_S = 600
 MAX_TRIALS = 100
+MAX_CALLS = 50
 
 
 async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
@@ -196,6 +198,13 @@ class Command(BaseCommand):
             "key) and are attributed to it",
         )
         parser.add_argument(
+            "--calls",
+            type=int,
+            metavar="N",
+            help="place N simultaneous calls per scenario (each its own run and report) and "
+            "print latency p50/p95, failed connections and the lab's own capacity",
+        )
+        parser.add_argument(
             "--sandbox-port",
             type=int,
             metavar="PORT",
@@ -234,6 +243,11 @@ class Command(BaseCommand):
         trials = options["trials"]
         if trials is not None and not 1 <= trials <= MAX_TRIALS:
             raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
+        calls = options.get("calls")
+        if calls is not None and not 1 <= calls <= MAX_CALLS:
+            raise CommandError(f"--calls must lie in [1, {MAX_CALLS}]")
+        if calls is not None and (trials is not None or options["free"]):
+            raise CommandError("--calls places scripted calls once each: no --trials or --free")
         port = options.get("sandbox_port")
         if port is not None and not 1 <= port <= 65535:
             raise CommandError("--sandbox-port must be a TCP port (1-65535)")
@@ -270,6 +284,13 @@ class Command(BaseCommand):
             tenant_agent=tenant_agent,
             sandbox_port=options["sandbox_port"],
         )
+        if options.get("calls"):
+            verdicts = [
+                self._calls(contract, start, options["calls"], out) for contract in contracts
+            ]
+            if any(verdict is not Verdict.PASS for verdict in verdicts):
+                raise SystemExit(1)
+            return
         if trials is None:
             verdicts = [self._once(contract, start, lines, out) for contract in contracts]
             if any(verdict is not Verdict.PASS for verdict in verdicts):
@@ -338,6 +359,38 @@ class Command(BaseCommand):
         if out is not None:
             (out / f"{contract.id}.json").write_bytes(report_bytes(report_for_run(run)))
         return evaluation.verdict
+
+    def _calls(self, contract: Contract, start: RunStart, calls: int, out: Path | None) -> Verdict:
+        """N calls at once, each its own run: a verdict line per call, then what they measured;
+        the worst verdict stands for the scenario."""
+        runs = [
+            run_start(
+                scenario_id=contract.id,
+                mode=start.mode,
+                channel=start.channel,
+                ungrounded=start.ungrounded,
+                agent=start.agent,
+                tenant_agent=start.tenant_agent,
+            )
+            for _ in range(calls)
+        ]
+        stats = asyncio.run(play_together(runs, start.sandbox_port, play_headless))
+        logs, verdicts = [], []
+        for number, run in enumerate(runs, 1):
+            events = store.run_events(run)
+            evaluation = evaluate(contract, events)
+            logs.append(events)
+            verdicts.append(evaluation.verdict)
+            self.stdout.write(f"{contract.id} call{number} {evaluation.verdict.value} run {run.id}")
+            if evaluation.verdict is not Verdict.PASS:
+                self.stderr.write(f"  {contract.id} call {number}: {evaluation.reason}")
+            if out is not None:
+                report = report_bytes(report_for_run(run))
+                (out / f"{contract.id}.call{number}.json").write_bytes(report)
+        for line in measured(stats, logs).lines(calls):
+            self.stdout.write(f"  {line}")
+        worst = (Verdict.FAIL, Verdict.INCONCLUSIVE)
+        return next((v for v in worst if v in verdicts), Verdict.PASS)
 
     def _trials(
         self,
