@@ -15,6 +15,7 @@ Runs in the pipecat venv; the lab never imports it.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -102,7 +103,8 @@ async def answer_call(
     call_id = str(call_data.get("body", {}).get("lab_call_id", ""))
     llm.register_function(None, tools_for(args, call_id))
     context = LLMContext(tools=ToolsSchema(standard_tools=function_schemas(tools)))
-    stt, tts, hearing = speech()
+    # Loading the models takes seconds: off the loop, so other calls are answered meanwhile.
+    stt, tts, hearing = await asyncio.to_thread(speech)
     tts.add_text_transformer(spoken_times)
     user, assistant = LLMContextAggregatorPair(context, user_params=hearing)
     pipeline = Pipeline([transport.input(), stt, user, llm, tts, transport.output(), assistant])

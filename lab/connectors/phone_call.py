@@ -109,7 +109,7 @@ class CallStats:
     marks_acknowledged: int = 0
 
 
-# Every call this process finished, for runscenarios --calls to report on (bounded).
+# Every call this process connected, for runscenarios --calls to report on (bounded).
 FINISHED: list[tuple[str, CallStats]] = []
 _FINISHED_KEPT = 1000
 
@@ -153,6 +153,9 @@ class PhoneCall:
             return
         # From now on the bot's tool calls over HTTP find this call (lab/web/sandbox_http.py).
         call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools))
+        # Kept live, so a report read right after the run ends has every frame counted.
+        FINISHED.append((self.call_id, self.stats))
+        del FINISHED[:-_FINISHED_KEPT]
         async for output in self._reply(first_s=self.limits.greeting_s, required=False):
             yield output
 
@@ -172,9 +175,6 @@ class PhoneCall:
 
     async def close(self) -> None:
         call_closed(self.call_id)
-        if self._ws is not None:
-            FINISHED.append((self.call_id, self.stats))
-            del FINISHED[:-_FINISHED_KEPT]
         ws, self._ws = self._ws, None
         for task in self._tasks:
             task.cancel()
