@@ -106,6 +106,7 @@ class CallStats:
     frames_sent: int = 0
     frames_late: int = 0
     clears: int = 0
+    gaps_ms: int = 0  # silence the bot's late chunks left inside its stretches of speech
     marks_acknowledged: int = 0
 
 
@@ -325,7 +326,8 @@ class PhoneCall:
             self.stats.latencies_ms.append(round((stretch.started_s - self._caller_sent_s) * 1000))
 
     async def _heard(self, stretch: Stretch) -> Said | None:
-        pcm = bytes(stretch.pcm)
+        self.stats.gaps_ms += stretch.gaps_ms
+        pcm = bytes(stretch.sent)
         text = await self._hear(pcm)
         return Said(text, audio=pcm) if text else None
 

@@ -27,6 +27,10 @@ class Stretch:
 
     started_s: float
     pcm: bytearray = field(default_factory=bytearray)
+    # The same audio as the bot sent it, without the gaps its late chunks left on the line:
+    # what the lab hears its words from (a bot starved of CPU stutters, its words do not change).
+    sent: bytearray = field(default_factory=bytearray)
+    gaps_ms: int = 0
     voiced_end_s: float = 0.0
     cleared: bool = False
 
@@ -62,10 +66,12 @@ class BotSpeech:
             # A gap the bot left mid-stretch plays as silence on the line.
             gap = round((start - self.current.ended_s) * RATE) * 2
             self.current.pcm.extend(bytes(gap))
+            self.current.gaps_ms += gap * 1000 // BYTES_PER_SECOND
         samples = np.frombuffer(pcm, dtype="<i2")
         if samples.size and int(np.abs(samples.astype(np.int32)).max()) > _VOICED:
             self.current.voiced_end_s = start + samples.size / RATE
         self.current.pcm.extend(pcm)
+        self.current.sent.extend(pcm)
         self.play_end_s = start + samples.size / RATE
 
     def mark(self, name: str, at_s: float) -> None:
@@ -81,7 +87,10 @@ class BotSpeech:
         """Drop what has not played; every pending mark is acknowledged now."""
         if self.current is not None and self.play_end_s > now_s:
             played = max(0, round((now_s - self.current.started_s) * RATE)) * 2
+            # What had not played holds no gap: a gap is only ever left before now.
+            unplayed = len(self.current.pcm) - played
             del self.current.pcm[played:]
+            del self.current.sent[max(0, len(self.current.sent) - unplayed) :]
             self.current.cleared = True
             self.current.voiced_end_s = min(self.current.voiced_end_s, now_s)
         self.play_end_s = min(self.play_end_s, now_s)

@@ -149,4 +149,4 @@ def test_four_calls_at_once_report_latency_verdicts_and_the_labs_capacity(
     assert [words[1] for words in calls] == ["call1", "call2", "call3", "call4"]
     assert all(words[2] in ("PASS", "FAIL", "INCONCLUSIVE") for words in calls)
     assert re.search(r"latency \(caller's audio end → bot's first audio\) p50=\d+ ms p95=\d+", out)
-    assert "failed connections: 0/4" in out and "lab capacity: " in out
+    assert "failed connections: 0/4;" in out and "lab capacity: " in out

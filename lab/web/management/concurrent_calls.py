@@ -27,6 +27,7 @@ class CallsMeasured:
     frames_late: int
     encode_ms: float
     decode_ms: float
+    gaps_ms: int = 0
 
     def lines(self, calls: int) -> list[str]:
         """The summary runscenarios prints under the per-call verdicts."""
@@ -41,7 +42,8 @@ class CallsMeasured:
         load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
         return [
             f"calls: {calls} at once; latency (caller's audio end → bot's first audio) {latency}",
-            f"failed connections: {self.failed_connections}/{calls}",
+            f"failed connections: {self.failed_connections}/{calls}; the bots' speech reached "
+            f"the line with {self.gaps_ms} ms of gaps (chunks sent late)",
             # The lab's side: a sender that missed its 20 ms ticks means the lab, not the bot,
             # was the limit.
             f"lab capacity: {late:.1%} of {self.frames_sent} caller frames sent late "
@@ -75,4 +77,5 @@ def measured(stats: Sequence[CallStats], logs: Sequence[Sequence[Event]]) -> Cal
         frames_late=sum(call.frames_late for call in stats),
         encode_ms=sum(call.encode_ms for call in stats),
         decode_ms=sum(call.decode_ms for call in stats),
+        gaps_ms=sum(call.gaps_ms for call in stats),
     )

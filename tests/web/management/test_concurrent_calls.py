@@ -19,14 +19,14 @@ def test_the_summary_gives_p50_p95_failed_connections_and_the_labs_own_capacity(
         decode_ms=20.0,
     ).lines(4)
     assert "p50=1100 ms p95=5000 ms over 5 replies" in summary[0]
-    assert summary[1] == "failed connections: 1/4"
+    assert summary[1].startswith("failed connections: 1/4;")
     assert summary[2].startswith("lab capacity: 2.0% of 1000 caller frames sent late")
     assert "0.050 ms per 20 ms frame" in summary[2] and "load average" in summary[2]
 
 
 def test_no_reply_heard_is_said_so() -> None:
     summary = CallsMeasured([], 4, 0, 0, 0.0, 0.0).lines(4)
-    assert "no reply heard" in summary[0] and summary[1] == "failed connections: 4/4"
+    assert "no reply heard" in summary[0] and summary[1].startswith("failed connections: 4/4")
 
 
 @pytest.mark.parametrize(
