@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from lab.audio.g711 import RateChanger, ulaw_decode, ulaw_encode
+from lab.audio.g711 import RateChanger, phone_low_edge, ulaw_decode, ulaw_encode
 
 with warnings.catch_warnings():
     # The reference implementation: deprecated in 3.11 (removed in 3.13), fine to compare with.
@@ -48,3 +48,11 @@ def test_up_to_16k_keeps_the_level_and_leaves_no_image_above_4k() -> None:
     image = spectrum[np.argmin(np.abs(freqs - 5000))]
     assert 20 * np.log10(image / spectrum.max()) < -60
     assert abs(20 * np.log10(np.abs(out).max() / 10_000)) < 0.5
+
+
+def test_the_low_edge_removes_what_a_phone_channel_does_not_carry() -> None:
+    t = np.arange(16_000) / 16_000
+    hum = (np.sin(2 * np.pi * 100 * t) * 8000).astype("<i2")
+    voice = (np.sin(2 * np.pi * 1000 * t) * 8000).astype("<i2")
+    kept = np.frombuffer(phone_low_edge((hum + voice).tobytes()), dtype="<i2").astype(float)
+    assert np.abs(kept - voice).max() < 50
