@@ -22,6 +22,7 @@ from lab.web import request_limits  # noqa: E402
 from lab.web.closed_sockets import ClosedSocketSends  # noqa: E402
 from lab.web.mcp_http import MCP_ENDPOINT, McpMount  # noqa: E402
 from lab.web.routing import websocket_urlpatterns  # noqa: E402
+from lab.web.sandbox_http import SandboxMount  # noqa: E402
 from lab.web.security import OriginValidator, SecurityHeaders  # noqa: E402
 
 
@@ -46,8 +47,9 @@ application = SecurityHeaders(
     ProtocolTypeRouter(
         {
             # The lab is a local tool: it serves its own few static files. /mcp/ is each run's
-            # sandboxed tools over MCP (lab/web/mcp_http.py), beside Django rather than in it.
-            "http": McpMount(StaticFiles(django_asgi_app), MCP_ENDPOINT),
+            # sandboxed tools over MCP (lab/web/mcp_http.py), beside Django rather than in it;
+            # /sandbox/ a deployed bot's own tools over plain HTTP (lab/web/sandbox_http.py).
+            "http": SandboxMount(McpMount(StaticFiles(django_asgi_app), MCP_ENDPOINT)),
             "websocket": ClosedSocketSends(
                 OriginValidator(URLRouter(websocket_urlpatterns + queue_sockets))
             ),

@@ -41,6 +41,16 @@ CONNECTORS: dict[str, ConnectorRule] = {
     "pipecat": ConnectorRule(
         "pipecat bot (eval wire)", {"ws": "http", "wss": "https"}, "wss://bot.example.com/ws"
     ),
+    "twilio": ConnectorRule(
+        "phone bot (Twilio Media Streams)",
+        {"ws": "http", "wss": "https"},
+        "wss://bot.example.com/media",
+    ),
+    "pcm": ConnectorRule(
+        "phone bot (16 kHz PCM WebSocket)",
+        {"ws": "http", "wss": "https"},
+        "wss://bot.example.com/pcm",
+    ),
 }
 
 # Only variables the lab's operator set aside for agents' keys: a tenant must not be able to

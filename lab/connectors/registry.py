@@ -18,6 +18,8 @@ SCRIPTED = "scripted"
 _SHIPPED: dict[str, str] = {
     "openai": "lab.connectors.openai_chat",
     "pipecat": "lab.connectors.pipecat_eval",
+    "twilio": "lab.connectors.twilio_media",
+    "pcm": "lab.connectors.pcm_stream",
 }
 API_KEY_ENV = "LAB_AGENT_API_KEY"
 

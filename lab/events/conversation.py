@@ -20,7 +20,7 @@ from lab.events.vocabulary import (
     UnderstandingKind,
 )
 
-ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp"]
+ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp", "twilio", "pcm"]
 
 
 class AgentIdentity(EvolvingPayload):
@@ -180,9 +180,17 @@ class InputRejected(PayloadModel):
     reason: str
 
 
-# ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only).
+# ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only);
+# unobserved: a deployed bot whose tools never reached the lab (lab/runs/unobserved.py).
 AgentFaultKind = Literal[
-    "timeout", "http_error", "malformed", "disconnected", "ungated", "oversize", "truncated"
+    "timeout",
+    "http_error",
+    "malformed",
+    "disconnected",
+    "ungated",
+    "oversize",
+    "truncated",
+    "unobserved",
 ]
 
 

@@ -311,6 +311,8 @@ def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Readi
         elif text.isdigit() and (minutes := _digit_minutes(tokens, index, stop)):
             # "the 2 30", "thursday 10 15": a clock said as two digit groups.
             (minute, index), spelled_minutes = minutes, True
+        elif text.isdigit() and (digits := _single_digit_minutes(tokens, index, stop, hour)):
+            (minute, index), spelled_minutes = digits, True
     else:
         return None
     meridiem, end, o_clock = _time_suffix(tokens, index, stop, hour)
@@ -350,6 +352,20 @@ _DIGIT_TIME_BEFORE = frozenset(
 _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow"}
 )
+
+
+def _single_digit_minutes(
+    tokens: tuple[Token, ...], index: int, stop: int, hour: int
+) -> tuple[int, int] | None:
+    """Minutes read digit by digit before am/pm, as Whisper writes a voice reading "2:00 PM"
+    out: "2 0 0 PM", "9 3 0 am" (without the am/pm, three digits are no time)."""
+    words = [token.text for token in tokens[index : min(index + 2, stop)]]
+    if len(words) < 2 or not all(re.fullmatch(r"\d", word) for word in words):
+        return None
+    minute = int(words[0] + words[1])
+    if minute >= 60 or not _time_suffix(tokens, index + 2, stop, hour)[0]:
+        return None
+    return minute, index + 2
 
 
 def _read_minutes(tokens: tuple[Token, ...], index: int, stop: int) -> tuple[int, int] | None:

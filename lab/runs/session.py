@@ -50,6 +50,7 @@ from lab.runs.speaker import Speaker, VoiceOutput
 from lab.runs.speech import SpeechTimeline
 from lab.runs.tools import ToolCalls
 from lab.runs.turns import AgentTurns
+from lab.runs.unobserved import PHONE_CONNECTORS, actions_unobserved
 from lab.scenarios.contracts import Contract
 from lab.scenarios.meaning import CallerMeaning
 from lab.scripted.dialogue import AGENT_VERSION, ScriptedAgent
@@ -159,6 +160,8 @@ class RunSession:
         self._quiet: asyncio.Task[None] | None = None
         # What must reach the log before run.ended closes it (the voice run's recording).
         self.before_end: list[Callable[[], Awaitable[None]]] = []
+        if self.agent is not None and self.agent.identity.connector in PHONE_CONNECTORS:
+            self.before_end.append(self._actions_observed)
 
     @property
     def careful_barge_in(self) -> bool:
@@ -371,6 +374,11 @@ class RunSession:
                 update={"tools_file_digest": toolset.digest, "tools_mapping": toolset.mapping()}
             )
         return identity
+
+    async def _actions_observed(self) -> None:
+        """A phone call none of whose tool calls reached the lab says so before it ends."""
+        if (fault := actions_unobserved(self.log.events)) is not None:
+            await self.record(fault)
 
     async def _agent_faulted(self, reason: str) -> None:
         await self.end(reason_kind="error", reason=f"the agent under test faulted: {reason}")

@@ -361,6 +361,10 @@ def test_it_keeps_the_fragment_each_value_was_heard_as(text: str, heard: dict[st
         ("Tuesday afternoon at 3", "15:00"),
         ("Tuesday morning at 6", "06:00"),
         ("eleven in the morning", "11:00"),
+        # A voice reading "2:00 PM" digit by digit, as Whisper writes it heard by phone.
+        ("at 2 0 0 PM", "14:00"),
+        ("at 2-0-0-pm", "14:00"),
+        ("9 3 0 am", "09:30"),
     ],
 )
 def test_it_reads_a_time_in_twenty_four_hours(text: str, time: str) -> None:
@@ -369,7 +373,7 @@ def test_it_reads_a_time_in_twenty_four_hours(text: str, time: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I want two appointments", "that one", "at 25:00", "9 30", "two to four"],
+    ["I want two appointments", "that one", "at 25:00", "9 30", "two to four", "2 0 0"],
 )
 def test_it_reads_no_time_from_a_number_that_is_not_one(text: str) -> None:
     assert "time" not in understand(text).args

@@ -48,10 +48,13 @@ from lab.scenarios.contracts import CallerLine, Contract
 from lab.tools.adapters import ADAPTERS
 from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.agent_tools import toolset_from
+from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
+from lab.web.management.sandbox_serving import sandbox_served
 
 RUN_TIMEOUT_S = 600
 MAX_TRIALS = 100
+MAX_CALLS = 50
 
 
 async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
@@ -195,6 +198,20 @@ class Command(BaseCommand):
             "key) and are attributed to it",
         )
         parser.add_argument(
+            "--calls",
+            type=int,
+            metavar="N",
+            help="place N simultaneous calls per scenario (each its own run and report) and "
+            "print latency p50/p95, failed connections and the lab's own capacity",
+        )
+        parser.add_argument(
+            "--sandbox-port",
+            type=int,
+            metavar="PORT",
+            help="serve the runs' tools over HTTP on 127.0.0.1:PORT/sandbox/tools/NAME while they "
+            "play (bearer token $LAB_SANDBOX_TOKEN): where a deployed bot's tools point",
+        )
+        parser.add_argument(
             "--time-scale",
             type=float,
             help="compress the conversation clock (1.0 = real time); typed channel only",
@@ -226,6 +243,14 @@ class Command(BaseCommand):
         trials = options["trials"]
         if trials is not None and not 1 <= trials <= MAX_TRIALS:
             raise CommandError(f"--trials must lie in [1, {MAX_TRIALS}]")
+        calls = options.get("calls")
+        if calls is not None and not 1 <= calls <= MAX_CALLS:
+            raise CommandError(f"--calls must lie in [1, {MAX_CALLS}]")
+        if calls is not None and (trials is not None or options["free"]):
+            raise CommandError("--calls places scripted calls once each: no --trials or --free")
+        port = options.get("sandbox_port")
+        if port is not None and not 1 <= port <= 65535:
+            raise CommandError("--sandbox-port must be a TCP port (1-65535)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.check_options(options)
@@ -257,7 +282,15 @@ class Command(BaseCommand):
             ungrounded=options["ungrounded"],
             agent=agent,
             tenant_agent=tenant_agent,
+            sandbox_port=options["sandbox_port"],
         )
+        if options.get("calls"):
+            verdicts = [
+                self._calls(contract, start, options["calls"], out) for contract in contracts
+            ]
+            if any(verdict is not Verdict.PASS for verdict in verdicts):
+                raise SystemExit(1)
+            return
         if trials is None:
             verdicts = [self._once(contract, start, lines, out) for contract in contracts]
             if any(verdict is not Verdict.PASS for verdict in verdicts):
@@ -311,7 +344,7 @@ class Command(BaseCommand):
             tenant_agent=start.tenant_agent,
             trial=trial,
         )
-        asyncio.run(play_free(run, lines) if lines else play_headless(run))
+        asyncio.run(_served(start.sandbox_port, run, lines))
         return run
 
     def _once(
@@ -326,6 +359,38 @@ class Command(BaseCommand):
         if out is not None:
             (out / f"{contract.id}.json").write_bytes(report_bytes(report_for_run(run)))
         return evaluation.verdict
+
+    def _calls(self, contract: Contract, start: RunStart, calls: int, out: Path | None) -> Verdict:
+        """N calls at once, each its own run: a verdict line per call, then what they measured;
+        the worst verdict stands for the scenario."""
+        runs = [
+            run_start(
+                scenario_id=contract.id,
+                mode=start.mode,
+                channel=start.channel,
+                ungrounded=start.ungrounded,
+                agent=start.agent,
+                tenant_agent=start.tenant_agent,
+            )
+            for _ in range(calls)
+        ]
+        stats = asyncio.run(play_together(runs, start.sandbox_port, play_headless))
+        logs, verdicts = [], []
+        for number, run in enumerate(runs, 1):
+            events = store.run_events(run)
+            evaluation = evaluate(contract, events)
+            logs.append(events)
+            verdicts.append(evaluation.verdict)
+            self.stdout.write(f"{contract.id} call{number} {evaluation.verdict.value} run {run.id}")
+            if evaluation.verdict is not Verdict.PASS:
+                self.stderr.write(f"  {contract.id} call {number}: {evaluation.reason}")
+            if out is not None:
+                report = report_bytes(report_for_run(run))
+                (out / f"{contract.id}.call{number}.json").write_bytes(report)
+        for line in measured(stats, logs).lines(calls):
+            self.stdout.write(f"  {line}")
+        worst = (Verdict.FAIL, Verdict.INCONCLUSIVE)
+        return next((v for v in worst if v in verdicts), Verdict.PASS)
 
     def _trials(
         self,
@@ -364,6 +429,12 @@ class RunStart:
     ungrounded: bool
     agent: AgentSpec
     tenant_agent: AgentRef | None
+    sandbox_port: int | None = None
+
+
+async def _served(sandbox_port: int | None, run: Run, lines: list[str] | None) -> None:
+    async with sandbox_served(sandbox_port):
+        await (play_free(run, lines) if lines else play_headless(run))
 
 
 def _trials_path(group: TrialGroup, tenant_agent: AgentRef | None) -> str:

@@ -1,0 +1,46 @@
+"""The phone calls this process has open, by the lab's call id: where a deployed bot's tool
+calls over HTTP find the run they belong to (lab/web/sandbox_http.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lab.connectors.interface import ToolBox
+
+
+@dataclass(frozen=True)
+class LiveCall:
+    call_id: str
+    endpoint: str  # the bot's public endpoint: calls to one bot are told apart from another's
+    tools: ToolBox
+
+
+class NoLiveCall(LookupError):
+    """A tool call that belongs to no live call (or cannot say which of several)."""
+
+
+_LIVE: dict[str, LiveCall] = {}
+
+
+def call_opened(call: LiveCall) -> None:
+    _LIVE[call.call_id] = call
+
+
+def call_closed(call_id: str) -> None:
+    _LIVE.pop(call_id, None)
+
+
+def call_matched(call_id: str | None) -> LiveCall:
+    """The live call a tool call names, or the only live call when it names none."""
+    if call_id:
+        found = _LIVE.get(call_id)
+        if found is None:
+            raise NoLiveCall(f"no live call has the id {call_id!r}")
+        return found
+    calls = list(_LIVE.values())
+    if len(calls) != 1:
+        raise NoLiveCall(
+            f"{len(calls)} calls are live and the tool call names none: pass the call's "
+            "lab_call_id (Twilio's customParameters) as call_id"
+        )
+    return calls[0]

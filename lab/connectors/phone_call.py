@@ -1,0 +1,354 @@
+"""A deployed bot called over a phone-line WebSocket: the lab is the network and the caller.
+
+The caller's side is a live stream, as a phone network sends it: 20 ms of audio every 20 ms, the
+caller's turn when there is one and silence in between. The bot's audio is played on the line's
+clock (phone_speech.py) and heard with the lab's own recognizer, one stretch of speech at a
+time, each a `Said` with its audio. The wire itself (Twilio's JSON, plain PCM) is a `Dialect`.
+
+Every limit is a deadline over a whole phase (the handshake, a reply), never per message, so a
+bot that trickles bytes cannot hold a call open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+from websockets.protocol import State
+
+from lab.audio.g711 import phone_low_edge
+from lab.connectors.interface import (
+    AgentFault,
+    AgentIdentity,
+    AgentOutput,
+    CallerTurn,
+    ConnectorKind,
+    Said,
+    ToolBox,
+    TurnFinished,
+)
+from lab.connectors.live_calls import LiveCall, call_closed, call_opened
+from lab.connectors.phone_speech import BYTES_PER_SECOND, BotMisbehaved, BotSpeech, Stretch
+from lab.connectors.pinning import Resolve, checked_address
+from lab.connectors.pipecat_eval import public_endpoint
+from lab.connectors.registry import AgentSpec, ConnectorUnavailable
+
+FRAME_S = 0.02
+FRAME_BYTES = int(BYTES_PER_SECOND * FRAME_S)
+_MAX_MESSAGE = 1 << 16
+# More messages than this in one second is a flood (a real-time bot sends about 50).
+_FLOOD_PER_S = 500
+
+Hear = Callable[[bytes], Awaitable[str]]
+Voice = Callable[[str], Awaitable[bytes]]
+
+
+async def lab_hears(pcm: bytes) -> str:
+    """The lab's own recognizer (imported here: connectors load without the speech models)."""
+    from lab.speech import service
+
+    return (await service.recognize(pcm)).text.strip()
+
+
+async def lab_voice(text: str) -> bytes:
+    from lab.speech import service
+
+    return await service.synthesize(text)
+
+
+class Dialect(Protocol):
+    """One wire's side of the call: what the network says, and what the bot's frames mean."""
+
+    def opening(self) -> list[str | bytes]: ...
+    def frame(self, pcm: bytes) -> str | bytes: ...
+    def closing(self) -> list[str | bytes]: ...
+    def mark_played(self, name: str) -> str | bytes | None: ...
+    def read(self, frame: str | bytes) -> BotSays:
+        """What one frame from the bot says; raises BotMisbehaved for what no bot may send."""
+        ...
+
+
+@dataclass(frozen=True)
+class BotSays:
+    audio: bytes = b""  # 16 kHz PCM16
+    mark: str | None = None
+    clear: bool = False
+
+
+@dataclass(frozen=True)
+class Limits:
+    handshake_s: float = 15.0
+    # From the caller's last audio sent to the bot's first audio on the line.
+    reply_s: float = 20.0
+    # A greeting the bot may give before the caller speaks.
+    greeting_s: float = 5.0
+    # Silence on the line that ends one stretch of speech, and one that ends the bot's turn.
+    stretch_gap_s: float = 0.7
+    turn_quiet_s: float = 2.0
+    # The longest a reply may go on, however the bot keeps talking.
+    turn_s: float = 120.0
+
+
+@dataclass
+class CallStats:
+    """What the call measured, on the line's clock: per reply, caller's audio end → bot audio."""
+
+    latencies_ms: list[int] = field(default_factory=list)
+    encode_ms: float = 0.0
+    decode_ms: float = 0.0
+    frames_sent: int = 0
+    frames_late: int = 0
+    clears: int = 0
+    gaps_ms: int = 0  # silence the bot's late chunks left inside its stretches of speech
+    marks_acknowledged: int = 0
+
+
+# Every call this process connected, for runscenarios --calls to report on (bounded).
+FINISHED: list[tuple[str, CallStats]] = []
+_FINISHED_KEPT = 1000
+
+
+class PhoneCall:
+    """One call to one bot; the bot keeps the conversation, the lab speaks and listens."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        call_id: str,
+        dialect: Dialect,
+        identity: AgentIdentity,
+        limits: Limits = Limits(),
+        resolve: Resolve | None = None,
+        hear: Hear = lab_hears,
+        voice: Voice = lab_voice,
+    ) -> None:
+        self.url, self.dialect, self.identity, self.limits = url, dialect, identity, limits
+        self.call_id = call_id
+        self._resolve, self._hear, self._voice = resolve, hear, voice
+        self.speech = BotSpeech()
+        self.stats = CallStats()
+        self._ws: ClientConnection | None = None
+        self._pending = bytearray()
+        self._fault: AgentFault | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._caller_sent_s = 0.0  # when the caller's last queued audio will have gone out
+
+    # -- the agent under test -------------------------------------------------------------------
+
+    async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        try:
+            await self._open()
+        except TimeoutError:
+            yield AgentFault("timeout", f"no connection within {self.limits.handshake_s:g} s")
+            return
+        except (OSError, websockets.WebSocketException) as error:
+            yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
+            return
+        # From now on the bot's tool calls over HTTP find this call (lab/web/sandbox_http.py).
+        call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools))
+        # Kept live, so a report read right after the run ends has every frame counted.
+        FINISHED.append((self.call_id, self.stats))
+        del FINISHED[:-_FINISHED_KEPT]
+        async for output in self._reply(first_s=self.limits.greeting_s, required=False):
+            yield output
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        if self._ws is None:
+            yield AgentFault("disconnected", "the bot is not connected")
+            return
+        # Typed text never reaches a phone bot: the lab says it with its own voice.
+        pcm = turn.audio if turn.audio else await self._voice(turn.text)
+        now = self._now()
+        self._pending.extend(pcm[: len(pcm) - len(pcm) % 2])
+        queued_s = len(self._pending) / BYTES_PER_SECOND
+        self._caller_sent_s = now + queued_s
+        # The bot cannot answer before it has heard the turn out, in real time.
+        async for output in self._reply(first_s=queued_s + self.limits.reply_s, required=True):
+            yield output
+
+    async def close(self) -> None:
+        call_closed(self.call_id)
+        ws, self._ws = self._ws, None
+        for task in self._tasks:
+            task.cancel()
+        try:
+            if ws is not None:
+                with contextlib.suppress(Exception):
+                    for closing in self.dialect.closing():
+                        await ws.send(closing)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(ws.close(), timeout=2.0)
+        finally:
+            # Also when the run's task is cancelled mid-close: the socket is never left open.
+            if ws is not None and ws.state is not State.CLOSED:
+                ws.transport.abort()
+
+    # -- the line -------------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def _open(self) -> None:
+        async with asyncio.timeout(self.limits.handshake_s):
+            pinned: dict[str, Any] = {}
+            if self._resolve is not None:
+                # To the checked address; TLS and the Host header keep the URL's name.
+                parts = urlsplit(self.url)
+                port = parts.port or (443 if parts.scheme == "wss" else 80)
+                pinned["host"] = await checked_address(self._resolve, parts.hostname or "", port)
+            self._ws = await websockets.connect(
+                self.url, max_size=_MAX_MESSAGE, open_timeout=None, proxy=None, **pinned
+            )
+            for opening in self.dialect.opening():
+                await self._ws.send(opening)
+        self._tasks = [
+            asyncio.create_task(self._send(self._ws)),
+            asyncio.create_task(self._read(self._ws)),
+        ]
+
+    def _fail(self, fault: AgentFault) -> None:
+        if self._fault is None:
+            self._fault = fault
+
+    async def _send(self, ws: ClientConnection) -> None:
+        """20 ms of the caller every 20 ms; a late tick counts on from now (no catch-up burst
+        that would compress the caller's speech)."""
+        loop = asyncio.get_running_loop()
+        silence = bytes(FRAME_BYTES)
+        next_send = loop.time()
+        with contextlib.suppress(websockets.WebSocketException, OSError):
+            while True:
+                pcm = bytes(self._pending[:FRAME_BYTES])
+                del self._pending[:FRAME_BYTES]
+                started = time.perf_counter()
+                frame = self.dialect.frame(pcm + silence[len(pcm) :])
+                self.stats.encode_ms += (time.perf_counter() - started) * 1000
+                await ws.send(frame)
+                self.stats.frames_sent += 1
+                for name in self.speech.due_marks(loop.time()):
+                    await self._mark_played(ws, name)
+                sleep_s = next_send + FRAME_S - loop.time()
+                if sleep_s <= 0:
+                    self.stats.frames_late += 1
+                    next_send = loop.time()
+                else:
+                    next_send += FRAME_S
+                    await asyncio.sleep(sleep_s)
+
+    async def _mark_played(self, ws: ClientConnection, name: str) -> None:
+        played = self.dialect.mark_played(name)
+        if played is not None:
+            await ws.send(played)
+            self.stats.marks_acknowledged += 1
+
+    async def _read(self, ws: ClientConnection) -> None:
+        window_start, in_window = self._now(), 0
+        try:
+            async for frame in ws:
+                now = self._now()
+                if now - window_start >= 1.0:
+                    window_start, in_window = now, 0
+                in_window += 1
+                if in_window > _FLOOD_PER_S:
+                    raise BotMisbehaved(f"the bot flooded the line: over {_FLOOD_PER_S} messages/s")
+                started = time.perf_counter()
+                says = self.dialect.read(frame)
+                self.stats.decode_ms += (time.perf_counter() - started) * 1000
+                if says.audio:
+                    self.speech.audio(says.audio, now)
+                if says.mark is not None:
+                    self.speech.mark(says.mark, now)
+                if says.clear:
+                    self.stats.clears += 1
+                    for name in self.speech.clear(now):
+                        await self._mark_played(ws, name)
+            code = f"code {ws.close_code} {ws.close_reason or ''}".strip()
+            self._fail(AgentFault("disconnected", f"the bot hung up mid-call ({code})"))
+        except BotMisbehaved as error:
+            self._fail(AgentFault("malformed", str(error)))
+            # Hung up on, as the network hangs up on a stream it cannot play.
+            with contextlib.suppress(Exception):
+                await ws.close(1000, "bad stream")
+        except (websockets.WebSocketException, OSError) as error:
+            self._fail(AgentFault("disconnected", f"the bot's connection broke: {error}"))
+
+    async def _reply(self, *, first_s: float, required: bool) -> AsyncIterator[AgentOutput]:
+        """The bot's speech until the line has been quiet turn_quiet_s after it."""
+        start = self._now()
+        heard_any = False
+        while True:
+            await asyncio.sleep(FRAME_S)
+            now = self._now()
+            if self._fault is not None:
+                yield self._fault
+                return
+            try:
+                stretch = self.speech.finished_stretch(now, self.limits.stretch_gap_s)
+            except BotMisbehaved as error:
+                yield AgentFault("malformed", str(error))
+                return
+            if stretch is not None:
+                if not heard_any:
+                    heard_any = True
+                    self._latency(stretch)
+                said = await self._heard(stretch)
+                if said is not None:
+                    yield said
+                continue
+            speaking = self.speech.current is not None
+            quiet_s = now - self.speech.play_end_s
+            if heard_any and not speaking and quiet_s >= self.limits.turn_quiet_s:
+                yield TurnFinished()
+                return
+            if not heard_any and not speaking and now - start >= first_s:
+                if required:
+                    reason = f"the bot sent no audio within {self.limits.reply_s:g} s of the turn"
+                    yield AgentFault("timeout", reason)
+                else:
+                    yield TurnFinished()
+                return
+            if now - start >= first_s + self.limits.turn_s:
+                yield AgentFault(
+                    "timeout", f"the bot's reply went on past {self.limits.turn_s:g} s"
+                )
+                return
+
+    def _latency(self, stretch: Stretch) -> None:
+        if self._caller_sent_s:
+            self.stats.latencies_ms.append(round((stretch.started_s - self._caller_sent_s) * 1000))
+
+    async def _heard(self, stretch: Stretch) -> Said | None:
+        self.stats.gaps_ms += stretch.gaps_ms
+        pcm = bytes(stretch.sent)
+        # Heard as a phone channel passes it: tiny.en took "Thursday" for "to stay" in μ-law
+        # 8 kHz audio until the rumble under 300 Hz was gone (docs/benchmarks.md).
+        text = await self._hear(phone_low_edge(pcm))
+        return Said(text, audio=pcm) if text else None
+
+
+def dial(spec: AgentSpec, connector: ConnectorKind, dialect: Callable[[str], Dialect]) -> PhoneCall:
+    """A call to spec's ws(s) endpoint, on the dialect made for a fresh call id."""
+    url = urlsplit(spec.endpoint)
+    if url.scheme not in ("ws", "wss") or not url.hostname:
+        raise ConnectorUnavailable(
+            f"{connector} endpoint {spec.endpoint!r} is not a ws:// or wss:// URL "
+            f"(e.g. {connector}:wss://bot.example.com/media)"
+        )
+    call_id = secrets.token_hex(8)
+    identity = AgentIdentity(connector=connector, endpoint=public_endpoint(spec.endpoint))
+    return PhoneCall(
+        url=spec.endpoint,
+        call_id=call_id,
+        dialect=dialect(call_id),
+        identity=identity,
+        resolve=spec.resolve,
+    )

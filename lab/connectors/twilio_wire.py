@@ -1,0 +1,125 @@
+"""Twilio Media Streams' bidirectional messages, as Twilio documents them.
+
+Twilio (the lab, here) sends `connected`, `start`, `media`, `dtmf`, `mark` and `stop`; the bot
+sends `media` (base64 μ-law 8 kHz), `mark` and `clear`. Every field Twilio sends as a string is
+a string here too (sequenceNumber, chunk, timestamp), as bots parse them so.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+ENCODING = "audio/x-mulaw"
+SAMPLE_RATE = 8000
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class MediaFormat(_Message):
+    encoding: str = ENCODING
+    sampleRate: int = SAMPLE_RATE
+    channels: int = 1
+
+
+class StartBody(_Message):
+    accountSid: str
+    streamSid: str
+    callSid: str
+    tracks: list[str] = ["inbound"]
+    customParameters: dict[str, str] = {}
+    mediaFormat: MediaFormat = MediaFormat()
+
+
+class Start(_Message):
+    event: Literal["start"] = "start"
+    sequenceNumber: str
+    start: StartBody
+    streamSid: str
+
+
+class Connected(_Message):
+    event: Literal["connected"] = "connected"
+    protocol: str = "Call"
+    version: str = "1.0.0"
+
+
+class InboundMedia(_Message):
+    track: str = "inbound"
+    chunk: str
+    timestamp: str
+    payload: str
+
+
+class Media(_Message):
+    event: Literal["media"] = "media"
+    sequenceNumber: str
+    media: InboundMedia
+    streamSid: str
+
+
+class DtmfBody(_Message):
+    track: str = "inbound_track"
+    digit: str
+
+
+class Dtmf(_Message):
+    event: Literal["dtmf"] = "dtmf"
+    streamSid: str
+    sequenceNumber: str
+    dtmf: DtmfBody
+
+
+class MarkBody(_Message):
+    name: str
+
+
+class MarkPlayed(_Message):
+    event: Literal["mark"] = "mark"
+    sequenceNumber: str
+    streamSid: str
+    mark: MarkBody
+
+
+class StopBody(_Message):
+    accountSid: str
+    callSid: str
+
+
+class Stop(_Message):
+    event: Literal["stop"] = "stop"
+    sequenceNumber: str
+    streamSid: str
+    stop: StopBody
+
+
+# What the bot sends.
+
+
+class BotPayload(_Message):
+    payload: str
+
+
+class BotMedia(_Message):
+    event: Literal["media"]
+    streamSid: str
+    media: BotPayload
+
+
+class BotMark(_Message):
+    event: Literal["mark"]
+    streamSid: str
+    mark: MarkBody
+
+
+class BotClear(_Message):
+    event: Literal["clear"]
+    streamSid: str
+
+
+BotMessage = Annotated[BotMedia | BotMark | BotClear, Field(discriminator="event")]
+BOT_MESSAGE: TypeAdapter[BotMessage] = TypeAdapter(BotMessage)
+BOT_EVENTS = ("media", "mark", "clear")

@@ -1,0 +1,108 @@
+"""A deployed bot's own tools over plain HTTP, served from the run's sandbox behind the gate.
+
+`POST /sandbox/tools/<name>` with `Authorization: Bearer <LAB_SANDBOX_TOKEN>` and a JSON body
+`{"arguments": {...}, "call_id": "<lab_call_id>"}` (call_id may be left out while only one call
+is live). The call goes to the matching live call's ToolBox (gated in guarded runs, recorded
+always) and the answer is the agent's own result shape (`ToolResult.wire`), else the lab's
+wrapper. A call that matches no live call is refused (404) and logged: it has no run to go in.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from lab.connectors.interface import ToolCall
+from lab.connectors.live_calls import NoLiveCall, call_matched
+from lab.web.security import Receive, Scope, Send
+
+MOUNT = "/sandbox/"
+TOOLS = "/sandbox/tools/"
+TOKEN_ENV = "LAB_SANDBOX_TOKEN"
+MAX_BODY_BYTES = 64 * 1024
+log = logging.getLogger(__name__)
+
+
+class SandboxCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    arguments: dict[str, Any] = {}
+    call_id: str | None = None
+
+
+async def _answer(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+def _authorized(scope: Scope) -> bool:
+    token = os.environ.get(TOKEN_ENV, "")
+    sent = dict(scope.get("headers", [])).get(b"authorization", b"").decode("latin-1")
+    return bool(token) and hmac.compare_digest(sent, f"Bearer {token}")
+
+
+async def _body(receive: Receive) -> bytes | None:
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if len(body) > MAX_BODY_BYTES:
+            return None
+        if not message.get("more_body"):
+            return body
+
+
+async def sandbox_app(scope: Scope, receive: Receive, send: Send) -> None:
+    """The ASGI app under MOUNT."""
+    path: str = scope["path"]
+    name = path.removeprefix(TOOLS)
+    if not path.startswith(TOOLS) or not name or "/" in name:
+        await _answer(send, 404, {"error": "POST /sandbox/tools/<tool name>"})
+        return
+    if scope["method"] != "POST":
+        await _answer(send, 405, {"error": "POST only"})
+        return
+    if not _authorized(scope):
+        await _answer(send, 401, {"error": f"a bearer token the lab's {TOKEN_ENV} names"})
+        return
+    body = await _body(receive)
+    if body is None:
+        await _answer(send, 413, {"error": f"bodies stop at {MAX_BODY_BYTES} bytes"})
+        return
+    try:
+        request = SandboxCall.model_validate_json(body or b"{}")
+    except ValidationError as error:
+        await _answer(send, 400, {"error": f"not a tool call: {error.errors()[0]['msg']}"})
+        return
+    try:
+        live = call_matched(request.call_id)
+    except NoLiveCall as error:
+        log.warning("sandbox tool call %s refused: %s", name, error)
+        await _answer(send, 404, {"error": str(error)})
+        return
+    result = await live.tools.call(
+        ToolCall(f"http-{uuid.uuid4().hex[:12]}", name, request.arguments)
+    )
+    wrapped = {"kind": result.kind, "content": result.content, "reason": result.reason}
+    await _answer(send, 200, result.wire if result.wire is not None else wrapped)
+
+
+class SandboxMount:
+    """MOUNT to the sandbox, everything else to the app beneath."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(MOUNT):
+            await sandbox_app(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
