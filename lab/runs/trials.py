@@ -14,15 +14,28 @@ from uuid import UUID
 from django.db.models import Count, Q
 
 from lab.evaluation.evaluator import evaluate
+from lab.evaluation.noise import Outcome, ScenarioNoise
 from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
 from lab.runs.ownership import runs_owned
 from lab.scenarios.catalog import UnknownScenario, contract_get
 
+# Events that say the scripted caller, not the agent, spoiled a trial: it went on without a cue.
+CALLER_FAULTS = frozenset({"caller.cue_missed"})
+
 
 def trial_group_create(*, trials: int) -> TrialGroup:
     return TrialGroup.objects.create(trials=trials)
+
+
+def trial_outcome(evaluation: Evaluation, event_types: Iterable[str]) -> Outcome:
+    """A trial's outcome; one that did not pass where the caller failed is the caller's."""
+    if evaluation.verdict is Verdict.PASS:
+        return Outcome.PASS
+    if CALLER_FAULTS.intersection(event_types):
+        return Outcome.CALLER
+    return Outcome.FAIL if evaluation.verdict is Verdict.FAIL else Outcome.INCONCLUSIVE
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,8 @@ class TrialCell:
     failing: AssertionResult | None = None
     events: tuple[tuple[str, str], ...] = ()
     problem: str = ""
+    # A trial with no run to show counts as failed.
+    outcome: Outcome = Outcome.FAIL
 
     @property
     def passed(self) -> bool:
@@ -56,6 +71,11 @@ class ScenarioTrials:
     def pass_k(self) -> bool:
         """All K trials passed; a trial with no run to show counts as not passed."""
         return self.passed == len(self.cells)
+
+    @property
+    def noise(self) -> ScenarioNoise:
+        """The row's statistics; a trial with no run to show counts as failed."""
+        return ScenarioNoise(tuple(cell.outcome for cell in self.cells))
 
 
 @dataclass(frozen=True)
@@ -155,6 +175,7 @@ def _cell(index: int, run: Run | None) -> TrialCell:
         evaluation=evaluation,
         failing=failing,
         events=tuple((event_id, types.get(event_id, "")) for event_id in against),
+        outcome=trial_outcome(evaluation, types.values()),
     )
 
 
