@@ -14,7 +14,7 @@ from uuid import UUID
 from django.db.models import Count, Q
 
 from lab.evaluation.evaluator import evaluate
-from lab.evaluation.noise import Outcome, ScenarioNoise
+from lab.evaluation.noise import Outcome, ScenarioNoise, summary_flips
 from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
@@ -89,6 +89,10 @@ class TrialTable:
     @property
     def pass_k_count(self) -> int:
         return sum(row.pass_k for row in self.rows)
+
+    @property
+    def flipped_count(self) -> int:
+        return summary_flips([row.noise for row in self.rows])
 
 
 def trial_runs_owned(group_id: UUID, owner_token: str | None, user_id: int | None) -> list[Run]:

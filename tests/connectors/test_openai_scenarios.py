@@ -31,6 +31,8 @@ EXPOSED = {
         "uncovered_question": "booked_on_yes",
     },
     "double-book": {"double_confirmation": "executed_once"},
+    "rebook-on-recap": {"time_repeated": "booked_once"},
+    "says-updated": {"correction_after_booking": "correction_carried_out"},
     "invent-slot": {"tool_timeout": "nothing_invented"},
     "keep-after-interrupt": {"interruption": "interrupted_proposal_expired"},
     "promise-refund": {"facts_before_booking": "nothing_unsupported"},
