@@ -144,12 +144,7 @@ def test_three_trials_of_a_faulty_agent_show_side_by_side_with_pass_3_per_scenar
     # Each row's Wilson interval and flip rate: a steady agent flips no verdict.
     assert html.count('<td class="interval"') == 2
     assert "[0%, 56%]" in html and "[44%, 100%]" in html
-    assert (
-        html.count(
-            '<td class="flip-rate" title="The share of pairs of trials whose verdicts differ">0.00</td>'
-        )
-        == 2
-    )
+    assert re.findall(r'<td class="flip-rate"[^>]*>([^<]*)</td>', html) == ["0.00", "0.00"]
     assert "verdicts flipped between trials on <strong>0/2</strong>" in html
     assert "Agent under test: openai " in html
     # Each run's page leads back to its group.
