@@ -7,9 +7,11 @@ cue, it answered what its scenario lacked) is counted apart and judges no agent.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+
+from lab.evaluation.verdicts import Verdict
 
 # The two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -20,6 +22,19 @@ class Outcome(StrEnum):
     FAIL = "fail"
     INCONCLUSIVE = "inconclusive"
     CALLER = "caller"  # the caller's own failure, not the agent's
+
+
+# Events that say the scripted caller, not the agent, spoiled a trial: it went on without a cue.
+CALLER_FAULTS = frozenset({"caller.cue_missed"})
+
+
+def outcome_of(verdict: Verdict, event_types: Iterable[str]) -> Outcome:
+    """A trial's outcome; one that did not pass where the caller failed is the caller's."""
+    if verdict is Verdict.PASS:
+        return Outcome.PASS
+    if CALLER_FAULTS.intersection(event_types):
+        return Outcome.CALLER
+    return Outcome.FAIL if verdict is Verdict.FAIL else Outcome.INCONCLUSIVE
 
 
 @dataclass(frozen=True)

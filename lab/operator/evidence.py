@@ -110,14 +110,27 @@ def trials_list(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
     return render(request, "operator/trials.html", context)
 
 
-@never_cache
-@require_safe
-@members_only
-def compare_page(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
-    """The tenant's trial groups (its agents) side by side, newest first or as chosen."""
+def _compare(request: HttpRequest, tenant: str, *, export: bool) -> HttpResponse:
     return render_comparison(
         request,
         tenant=tenant,
         newest=lambda: [summary.group.id for summary in trial_groups_of_tenant(tenant)],
         runs_of=lambda group_id: trial_runs_of_tenant(group_id, tenant),
+        export=export,
     )
+
+
+@never_cache
+@require_safe
+@members_only
+def compare_page(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
+    """The tenant's trial groups (its agents) side by side, newest first or as chosen."""
+    return _compare(request, tenant, export=False)
+
+
+@never_cache
+@require_safe
+@members_only
+def compare_report(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
+    """The tenant's comparison as one signed report embedding its trials' evidence reports."""
+    return _compare(request, tenant, export=True)

@@ -14,28 +14,16 @@ from uuid import UUID
 from django.db.models import Count, Q
 
 from lab.evaluation.evaluator import evaluate
-from lab.evaluation.noise import Outcome, ScenarioNoise, summary_flips
+from lab.evaluation.noise import Outcome, ScenarioNoise, outcome_of, summary_flips
 from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
 from lab.runs.ownership import runs_owned
 from lab.scenarios.catalog import UnknownScenario, contract_get
 
-# Events that say the scripted caller, not the agent, spoiled a trial: it went on without a cue.
-CALLER_FAULTS = frozenset({"caller.cue_missed"})
-
 
 def trial_group_create(*, trials: int) -> TrialGroup:
     return TrialGroup.objects.create(trials=trials)
-
-
-def trial_outcome(evaluation: Evaluation, event_types: Iterable[str]) -> Outcome:
-    """A trial's outcome; one that did not pass where the caller failed is the caller's."""
-    if evaluation.verdict is Verdict.PASS:
-        return Outcome.PASS
-    if CALLER_FAULTS.intersection(event_types):
-        return Outcome.CALLER
-    return Outcome.FAIL if evaluation.verdict is Verdict.FAIL else Outcome.INCONCLUSIVE
 
 
 @dataclass(frozen=True)
@@ -179,7 +167,7 @@ def _cell(index: int, run: Run | None) -> TrialCell:
         evaluation=evaluation,
         failing=failing,
         events=tuple((event_id, types.get(event_id, "")) for event_id in against),
-        outcome=trial_outcome(evaluation, types.values()),
+        outcome=outcome_of(evaluation.verdict, types.values()),
     )
 
 

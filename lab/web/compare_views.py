@@ -13,6 +13,8 @@ from django.views.decorators.http import require_safe
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lab.events.models import Run
+from lab.reports.comparison import comparison_bytes
+from lab.reports.comparison_export import comparison_report_for
 from lab.runs.comparison import MAX_COLUMNS, ComparisonFilter, comparison_build, newest_groups
 from lab.runs.ownership import runs_owned
 from lab.runs.trials import trial_runs_owned
@@ -45,8 +47,9 @@ def render_comparison(
     tenant: str,
     newest: Callable[[], list[UUID]],
     runs_of: Callable[[UUID], list[Run]],
+    export: bool = False,
 ) -> HttpResponse:
-    """Parse the query, build the comparison, render it (shared with the tenant's page)."""
+    """Parse the query and build the comparison: the page, or its signed report to download."""
     try:
         query = comparison_query(request.GET)
     except ValidationError as error:
@@ -54,14 +57,22 @@ def render_comparison(
         return HttpResponseBadRequest(f"Bad comparison query: {problem}")
     keep = query.keep()
     comparison = comparison_build(keep.groups or newest(), runs_of, keep)
-    context = {"comparison": comparison, "query": query, "tenant": tenant}
+    if export:
+        response = HttpResponse(
+            comparison_bytes(comparison_report_for(comparison)), content_type="application/json"
+        )
+        response["Content-Disposition"] = 'attachment; filename="comparison.json"'
+        return response
+    context = {
+        "comparison": comparison,
+        "query": query,
+        "tenant": tenant,
+        "query_string": request.GET.urlencode(),
+    }
     return render(request, "web/compare.html", context)
 
 
-@never_cache
-@require_safe
-def compare_page(request: HttpRequest) -> HttpResponse:
-    """The session's or signed-in user's own trial groups, newest first, side by side."""
+def _own(request: HttpRequest, *, export: bool) -> HttpResponse:
     token, user_id = owner_token_of(request), user_id_for(request)
 
     def newest() -> list[UUID]:
@@ -73,4 +84,19 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         tenant="",
         newest=newest,
         runs_of=lambda group_id: trial_runs_owned(group_id, token, user_id),
+        export=export,
     )
+
+
+@never_cache
+@require_safe
+def compare_page(request: HttpRequest) -> HttpResponse:
+    """The session's or signed-in user's own trial groups, newest first, side by side."""
+    return _own(request, export=False)
+
+
+@never_cache
+@require_safe
+def compare_report(request: HttpRequest) -> HttpResponse:
+    """The same comparison as one signed report embedding its trials' evidence reports."""
+    return _own(request, export=True)

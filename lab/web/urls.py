@@ -40,6 +40,7 @@ urlpatterns = [
     path("share/<str:share>/report.json", views.shared_report_json, name="shared_report_json"),
     path("trials/<uuid:group_id>/", trial_views.trials_page, name="trials_page"),
     path("compare/", compare_views.compare_page, name="compare_page"),
+    path("compare/report.json", compare_views.compare_report, name="compare_report"),
     path("scenarios/<str:scenario_id>.json", views.scenario_json, name="scenario_json"),
     path("runs/<uuid:run_id>/report.json", report_views.run_report_json, name="run_report_json"),
     path("keys/lab-ed25519.pub", report_views.lab_public_key_pem, name="lab_public_key_pem"),

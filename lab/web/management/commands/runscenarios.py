@@ -27,7 +27,7 @@ from lab.connectors.registry import (
     parse_spec,
 )
 from lab.evaluation.evaluator import evaluate
-from lab.evaluation.noise import Outcome, ScenarioNoise
+from lab.evaluation.noise import Outcome, ScenarioNoise, outcome_of
 from lab.evaluation.verdicts import Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
@@ -37,7 +37,7 @@ from lab.reports.services import report_for_run
 from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
-from lab.runs.trials import trial_group_create, trial_outcome
+from lab.runs.trials import trial_group_create
 from lab.scenarios.catalog import (
     SCENARIO_DIRS_ENV,
     UnknownScenario,
@@ -386,7 +386,7 @@ class Command(BaseCommand):
             run = self._play(contract, start, lines, (group, trial))
             events = store.run_events(run)
             evaluation = evaluate(contract, events)
-            outcomes.append(trial_outcome(evaluation, (event.type for event in events)))
+            outcomes.append(outcome_of(evaluation.verdict, (event.type for event in events)))
             if evaluation.verdict is not Verdict.PASS:
                 self.stderr.write(
                     f"  {contract.id} trial {trial}: {evaluation.verdict.value} {evaluation.reason}"
