@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from django.urls import reverse
-from pydantic import ValidationError
 
 from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
 from lab.agent_tools.inference import describe
-from lab.asgi import application
 from lab.connectors.registry import (
     API_KEY_ENV,
     AgentSpec,
@@ -34,9 +29,7 @@ from lab.events.models import Run, TrialGroup
 from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
-from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
-from lab.runs.session import RunSession
 from lab.runs.trials import trial_group_create
 from lab.scenarios.catalog import (
     SCENARIO_DIRS_ENV,
@@ -45,78 +38,14 @@ from lab.scenarios.catalog import (
     contract_get,
     free_contract,
 )
-from lab.scenarios.contracts import CallerLine, Contract
+from lab.scenarios.contracts import Contract
 from lab.tools.adapters import ADAPTERS
-from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.agent_tools import toolset_from
 from lab.web.management.database import require_migrated
+from lab.web.management.headless import free_lines, play_free, play_headless
 from lab.web.management.trial_noise import AgentTrials, print_comparison
 
-RUN_TIMEOUT_S = 600
 MAX_TRIALS = 100
-
-
-async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
-    """Connect like the owner's browser, press "play", and wait for the final verdict fragment.
-
-    The run's owner defaults to this process's headless owner (lab.runs.services.run_start)."""
-    session = await database_sync_to_async(owner_session_new)(owner_token or headless_owner_token())
-    communicator = WebsocketCommunicator(
-        application,
-        f"/ws/runs/{run.id}/",
-        headers=[(b"origin", b"http://127.0.0.1"), session_cookie(session)],
-    )
-    # Generous: many headless runs connecting at once queue behind each other's set-up.
-    connected, _ = await communicator.connect(timeout=60)
-    if not connected:
-        raise CommandError(f"the run {run.id} refused the connection")
-    try:
-        await communicator.send_to(text_data=json.dumps({"action": "play"}))
-        async with asyncio.timeout(RUN_TIMEOUT_S):
-            while True:
-                message = await communicator.receive_output(timeout=RUN_TIMEOUT_S)
-                if message["type"] == "websocket.close":
-                    break
-                if 'data-final="true"' in message.get("text", ""):
-                    break
-    finally:
-        await communicator.disconnect()
-        await database_sync_to_async(session.delete)()
-
-
-async def play_free(run: Run, lines: list[str]) -> None:
-    """A free call: each line said once the agent has answered the last and stopped speaking.
-
-    It drives the run's session directly (the socket would only forward the lines), so
-    "answered" is the session's own idle state rather than a guess from page fragments.
-    """
-    session = RunSession(run=run, contract=free_contract())
-    async with asyncio.timeout(RUN_TIMEOUT_S):
-        await session.start()
-        for line in lines:
-            await session.wait_idle()
-            await session.caller_says(line, source="script")
-        await session.wait_idle()
-        await session.end(reason_kind="completed", reason="the caller said every line")
-
-
-def free_lines(path: Path) -> list[str]:
-    """The caller lines of a free call: one per line; blank lines and # comments are skipped."""
-    try:
-        raw = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise CommandError(f"--free {path}: {error}") from None
-    lines = [line.strip() for line in raw if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
-        raise CommandError(f"--free {path}: no caller lines in it")
-    for number, line in enumerate(lines, 1):
-        try:
-            CallerLine(say=line)
-        except ValidationError:
-            raise CommandError(
-                f"--free {path}: line {number} is longer than 300 characters"
-            ) from None
-    return lines
 
 
 def _attribution(tenant: str | None, slug: str | None) -> AgentRef | None:
