@@ -42,7 +42,7 @@ browser: $(CHROMIUM)
 # Before serving, record what the sandbox holds for any commit a crash left without an outcome.
 run: db
 	$(BIN)/python manage.py reconcileruns
-	$(BIN)/python manage.py seeddemo
+	$(BIN)/python manage.py seeddemo $(if $(NEW_DEMO_PASSWORD),--new-password)
 	@# The alert worker runs beside daphne and stops with it (Ctrl-C, exit or the shell's death).
 	$(BIN)/python manage.py runalerts --exit-with-parent & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT; trap 'exit 130' INT TERM; \

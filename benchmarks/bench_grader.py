@@ -11,13 +11,21 @@ import re
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 from lab.facts.knowledge import build_knowledge_base
 from lab.facts.loader import load_constraints, load_tenant
 from lab.grading.grader import DeterministicGrader
 from lab.grading.schema import Verdict
 from lab.retrieval.bm25 import Bm25Retriever
-from tests.grading.corpus import PHYSIO_CORPUS, PHYSIO_LIST, LabelledTurn, load_corpus
+from tests.grading.corpus import (
+    MOVERS_CORPUS,
+    MOVERS_LIST,
+    PHYSIO_CORPUS,
+    PHYSIO_LIST,
+    LabelledTurn,
+    load_corpus,
+)
 
 TURNS = 100_000
 QUERIES = 10_000
@@ -85,22 +93,30 @@ def accuracy(corpus: list[LabelledTurn]) -> None:
         print(f"  labelled unsupported graded supported: {contradicted_passed}")
 
 
-def business() -> None:
-    """The second business (fixtures/seed-physio.json), written after the rules were frozen."""
-    facts = load_constraints(PHYSIO_LIST)
+def business(corpus: Path = PHYSIO_CORPUS, listed: Path = PHYSIO_LIST) -> None:
+    """A business written after the rules were frozen: the clinic, then the movers (issue 32)."""
+    facts = load_constraints(listed)
     grader = DeterministicGrader()
-    turns = load_corpus(PHYSIO_CORPUS)
-    pairs = [(turn.verdict, grader.grade(turn.request(), facts).verdict) for turn in turns]
-    same = sum(1 for want, got in pairs if want == got)
-    print(f"held-out business {facts.version}: {len(turns)} turns, verdict right {same}")
-    for verdict in (Verdict.UNSUPPORTED, Verdict.LLM_FLAGGED, Verdict.OUT_OF_SCOPE):
-        print(f"  {verdict.value:<12} {precision_recall(pairs, verdict)}")
-    wrong = Counter(f"{want.value}->{got.value}" for want, got in pairs if want != got)
-    print(f"  confusions: {dict(wrong)}")
-    contradicted_passed = sum(
-        1 for want, got in pairs if want is Verdict.UNSUPPORTED and got is Verdict.SUPPORTED
-    )
-    print(f"  labelled unsupported graded supported: {contradicted_passed}")
+    turns = load_corpus(corpus)
+    for form in ("typed", "asr"):
+        pairs = []
+        for turn in turns:
+            heard = (
+                turn if form == "typed" else turn.model_copy(update={"text": asr_form(turn.text)})
+            )
+            pairs.append((turn.verdict, grader.grade(heard.request(), facts).verdict))
+        same = sum(1 for want, got in pairs if want == got)
+        print(
+            f"held-out business {facts.version} ({form}): {len(turns)} turns, verdict right {same}"
+        )
+        for verdict in (Verdict.UNSUPPORTED, Verdict.LLM_FLAGGED, Verdict.OUT_OF_SCOPE):
+            print(f"  {verdict.value:<12} {precision_recall(pairs, verdict)}")
+        wrong = Counter(f"{want.value}->{got.value}" for want, got in pairs if want != got)
+        print(f"  confusions: {dict(wrong)}")
+        contradicted_passed = sum(
+            1 for want, got in pairs if want is Verdict.UNSUPPORTED and got is Verdict.SUPPORTED
+        )
+        print(f"  labelled unsupported graded supported: {contradicted_passed}")
 
 
 def asr_form(text: str) -> str:
@@ -182,6 +198,7 @@ def main() -> None:
     corpus = load_corpus()
     accuracy(corpus)
     business()
+    business(MOVERS_CORPUS, MOVERS_LIST)
     robustness(corpus)
     latency(corpus)
     retrieval()

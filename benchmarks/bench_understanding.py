@@ -72,6 +72,8 @@ def main() -> None:
     report("held out (written after tuning)", [judge(entry) for entry in load_heldout()])
     frozen = [judge(entry) for entry in load_heldout("heldout_frozen")]
     report("held out (issue 17, written after 'caller rules frozen')", frozen)
+    issue32 = [judge(entry) for entry in load_heldout("heldout_issue32")]
+    report("held out (issue 32, written after 'Grader rules frozen for issue 32')", issue32)
 
 
 if __name__ == "__main__":

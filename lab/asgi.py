@@ -19,6 +19,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from lab.operator.routing import websocket_urlpatterns as queue_sockets  # noqa: E402
 from lab.web import request_limits  # noqa: E402
+from lab.web.closed_sockets import ClosedSocketSends  # noqa: E402
 from lab.web.mcp_http import MCP_ENDPOINT, McpMount  # noqa: E402
 from lab.web.routing import websocket_urlpatterns  # noqa: E402
 from lab.web.security import OriginValidator, SecurityHeaders  # noqa: E402
@@ -47,7 +48,9 @@ application = SecurityHeaders(
             # The lab is a local tool: it serves its own few static files. /mcp/ is each run's
             # sandboxed tools over MCP (lab/web/mcp_http.py), beside Django rather than in it.
             "http": McpMount(StaticFiles(django_asgi_app), MCP_ENDPOINT),
-            "websocket": OriginValidator(URLRouter(websocket_urlpatterns + queue_sockets)),
+            "websocket": ClosedSocketSends(
+                OriginValidator(URLRouter(websocket_urlpatterns + queue_sockets))
+            ),
         }
     )
 )

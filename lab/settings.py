@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from lab.alerts.targets import parse_allowed_hosts
+from lab.alerts.targets import HostRule, parse_allowed_hosts
 from lab.config import (
     configured_signing_key,
     database_settings,
@@ -289,12 +289,16 @@ if LAB_ALERT_LEASE_S <= LAB_ALERT_TIMEOUT_S:
 LAB_ALERT_BACKOFF_BASE_S = env_float("LAB_ALERT_BACKOFF_BASE_S", 2.0, minimum=0.01, maximum=3600.0)
 LAB_ALERT_BACKOFF_CAP_S = env_float("LAB_ALERT_BACKOFF_CAP_S", 600.0, minimum=0.01, maximum=86400.0)
 LAB_ALERT_MAX_ATTEMPTS = env_int("LAB_ALERT_MAX_ATTEMPTS", 8, minimum=1, maximum=100)
-# Alert targets the default refusal of internal addresses lets through (lab.alerts.targets):
-# `host` (any port) or `host:port`, comma or space separated; e.g. a receiver on loopback.
-try:
-    LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts(env_str("LAB_ALERT_ALLOWED_HOSTS", ""))
-except ValueError as error:
-    raise ImproperlyConfigured(f"LAB_ALERT_ALLOWED_HOSTS: {error}") from None
+# Outbound targets (alert webhooks, tenants' agents) the default refusal of internal addresses
+# lets through (lab.alerts.targets): `host` (any port) or `host:port`, comma or space separated;
+# e.g. an agent or a receiver on loopback. LAB_ALERT_ALLOWED_HOSTS, its older name, still adds
+# to it.
+LAB_OUTBOUND_ALLOWED_HOSTS: frozenset[HostRule] = frozenset()
+for _name in ("LAB_OUTBOUND_ALLOWED_HOSTS", "LAB_ALERT_ALLOWED_HOSTS"):
+    try:
+        LAB_OUTBOUND_ALLOWED_HOSTS |= parse_allowed_hosts(env_str(_name, ""))
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{_name}: {error}") from None
 # A default endpoint for tenant demo, configured when the worker starts; both or neither.
 LAB_ALERT_WEBHOOK_URL = env_str("LAB_ALERT_WEBHOOK_URL", "")
 LAB_ALERT_WEBHOOK_SECRET = env_str("LAB_ALERT_WEBHOOK_SECRET", "")

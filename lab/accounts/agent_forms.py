@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from lab.accounts.agent_targets import CONNECTORS, SCRIPTED, secret_env_check
 from lab.accounts.agents import agent_target_check
+from lab.agent_tools.loading import MAX_BYTES, ToolsFileError, parse_tools_file
 
 
 class AgentForm(BaseModel):
@@ -18,6 +22,8 @@ class AgentForm(BaseModel):
     endpoint: str = Field(default="", max_length=500)
     model: str = Field(default="", max_length=200)
     secret_env: str = Field(default="", max_length=100)
+    # The agent's own tools file, as JSON text (lab.agent_tools); empty: the lab's own tools.
+    tools: str = Field(default="", max_length=MAX_BYTES)
 
     @field_validator("connector")
     @classmethod
@@ -41,7 +47,30 @@ class AgentForm(BaseModel):
     def _not_for_scripted(cls, value: str, info: ValidationInfo) -> str:
         if value and info.data.get("connector") == SCRIPTED:
             raise ValueError("the scripted agent has no model and needs no key: leave it empty")
-        return secret_env_check(value) if info.field_name == "secret_env" else value
+        if info.field_name != "secret_env":
+            return value
+        # A key's variable names its tenant; the caller says which tenant the form is for.
+        tenant = info.context.get("tenant", "") if isinstance(info.context, dict) else ""
+        return secret_env_check(value, tenant)
+
+    @field_validator("tools")
+    @classmethod
+    def _tools_file(cls, value: str, info: ValidationInfo) -> str:
+        if not value.strip():
+            return ""
+        if info.data.get("connector") == SCRIPTED:
+            raise ValueError("the scripted agent uses the lab's own tools: leave it empty")
+        try:
+            parsed = parse_tools_file(value, source="tools file")
+        except ToolsFileError as error:
+            raise ValueError(str(error)) from None
+        return parsed.model_dump_json()
+
+    def stored(self) -> dict[str, Any]:
+        """The fields as the Agent row keeps them (the tools file as JSON, or None)."""
+        fields = self.model_dump()
+        fields["tools"] = json.loads(self.tools) if self.tools else None
+        return fields
 
 
 class NewAgentForm(AgentForm):

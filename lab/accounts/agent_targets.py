@@ -2,7 +2,7 @@
 
 The agent's URL is a request the lab makes on the tenant's behalf, so it follows the alert
 webhooks' target rules (lab.alerts.targets: no internal address unless the operator's
-LAB_ALERT_ALLOWED_HOSTS names it). A ws(s) URL is checked as the http(s) one it upgrades from.
+LAB_OUTBOUND_ALLOWED_HOSTS names it). A ws(s) URL is checked as the http(s) one it upgrades from.
 """
 
 from __future__ import annotations
@@ -44,9 +44,16 @@ CONNECTORS: dict[str, ConnectorRule] = {
 }
 
 # Only variables the lab's operator set aside for agents' keys: a tenant must not be able to
-# send the lab's own secrets (its signing key, database URL…) to a server of its choosing.
+# send the lab's own secrets (its signing key, database URL…) to a server of its choosing. Each
+# name carries its tenant (LAB_AGENT_KEY_<TENANT>__<NAME>), so no tenant can name another's key.
 SECRET_ENV_PREFIX = "LAB_AGENT_KEY_"
-_SECRET_ENV = re.compile(rf"{SECRET_ENV_PREFIX}[A-Z0-9_]{{1,64}}")
+_KEY_NAME = re.compile(r"[A-Z0-9]+(?:_[A-Z0-9]+)*")
+_SECRET_ENV_MAX = 100
+
+
+def tenant_secret_prefix(tenant: str) -> str:
+    """How the names of a tenant's key variables begin: LAB_AGENT_KEY_<TENANT>__."""
+    return f"{SECRET_ENV_PREFIX}{re.sub(r'[^A-Z0-9]', '_', tenant.upper())}__"
 
 
 def connector_kind(connector: str) -> ConnectorRule:
@@ -90,11 +97,26 @@ def endpoint_check(
     )
 
 
-def secret_env_check(name: str) -> str:
-    """The name of the variable holding the agent's key ("" for none); ValueError otherwise."""
-    if name and not _SECRET_ENV.fullmatch(name):
+def secret_env_check(name: str, tenant: str) -> str:
+    """The name of the variable holding the tenant's agent's key ("" for none); ValueError
+    unless it is one of the tenant's own (its NAME after the `__` has no `__` of its own, so a
+    name belongs to one tenant prefix only)."""
+    if not name:
+        return name
+    prefix = tenant_secret_prefix(tenant)
+    rest = name.removeprefix(prefix)
+    if rest == name or not _KEY_NAME.fullmatch(rest) or len(name) > _SECRET_ENV_MAX:
         raise ValueError(
-            f"the key's variable must be named {SECRET_ENV_PREFIX}… in capitals, digits and _ "
-            f"(e.g. {SECRET_ENV_PREFIX}ACME): give its name, never the key itself"
+            f"the key's variable must be named {prefix}NAME (NAME in capitals and digits, "
+            f"words joined by single _, e.g. {prefix}BOT): it carries the tenant, so it is "
+            "this tenant's alone; give its name, never the key itself"
         )
     return name
+
+
+def secret_env_owned(name: str, tenant: str) -> bool:
+    """Whether name is one of the tenant's key variables (see secret_env_check)."""
+    try:
+        return bool(secret_env_check(name, tenant))
+    except ValueError:
+        return False

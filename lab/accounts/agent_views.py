@@ -7,6 +7,7 @@ for a tenant that does not exist. A key's variable is shown by name, never with 
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -19,22 +20,26 @@ from pydantic import ValidationError
 
 from lab.accounts.access import role_in
 from lab.accounts.agent_forms import AgentForm, NewAgentForm
-from lab.accounts.agent_targets import CONNECTORS, SECRET_ENV_PREFIX
+from lab.accounts.agent_targets import CONNECTORS, secret_env_owned, tenant_secret_prefix
+from lab.accounts.agents import secret_env_refusal
 from lab.accounts.models import Agent, Tenant
 from lab.accounts.roles import Role, can_manage
+from lab.agent_tools.loading import MAX_BYTES
 
 NOT_FOUND = "There is no such page."
 FORBIDDEN = "Only the tenant's owners and admins change its agents."
-FIELDS = ("name", "connector", "endpoint", "model", "secret_env")
+FIELDS = ("name", "connector", "endpoint", "model", "secret_env", "tools")
 
 
-def _read(form: type[AgentForm], post: QueryDict) -> tuple[AgentForm | None, dict[str, str]]:
+def _read(
+    form: type[AgentForm], post: QueryDict, tenant: str
+) -> tuple[AgentForm | None, dict[str, str]]:
     """The posted form, or the message for each field that is wrong."""
     fields = {key: str(post.get(key, "")).strip() for key in (*FIELDS, "slug")}
     if form is AgentForm:
         fields.pop("slug")
     try:
-        return form.model_validate(fields), {}
+        parsed = form.model_validate(fields, context={"tenant": tenant})
     except ValidationError as error:
         problems: dict[str, str] = {}
         for each in error.errors(include_url=False):
@@ -44,6 +49,9 @@ def _read(form: type[AgentForm], post: QueryDict) -> tuple[AgentForm | None, dic
                 message = "use lower-case letters, digits, - and _ (it names the agent in runs)"
             problems.setdefault(field, message)
         return None, problems
+    if refusal := secret_env_refusal(parsed.secret_env, tenant):
+        return None, {"secret_env": refusal}
+    return parsed, {}
 
 
 def _role(request: HttpRequest, tenant: str) -> Role | HttpResponse:
@@ -60,14 +68,17 @@ def _forbidden() -> HttpResponse:
     return HttpResponse(FORBIDDEN, status=403, content_type="text/plain; charset=utf-8")
 
 
-def _listed(agent: Agent) -> dict[str, Any]:
-    """What the page shows of an agent: whether its key's variable is set, never its value."""
+def _listed(agent: Agent, tenant: str) -> dict[str, Any]:
+    """What the page shows of an agent: whether its key's variable is set, never its value, and
+    that only for a variable that is the tenant's own (of any other the page says nothing)."""
+    owned = secret_env_owned(agent.secret_env, tenant)
     return {
         "agent": agent,
         "connector_label": CONNECTORS[agent.connector].label
         if agent.connector in CONNECTORS
         else agent.connector,
-        "key_set": bool(agent.secret_env and os.environ.get(agent.secret_env)),
+        "key_owned": owned,
+        "key_set": owned and bool(os.environ.get(agent.secret_env)),
     }
 
 
@@ -86,12 +97,12 @@ def _page(
         "tenant": tenant,
         "role": role.value,
         "may_change": can_manage(role),
-        "agents": [_listed(agent) for agent in agents],
+        "agents": [_listed(agent, tenant) for agent in agents],
         "connectors": [(name, kind.label) for name, kind in CONNECTORS.items()],
         "editing": editing,
         "values": values or {},
         "errors": errors or {},
-        "secret_prefix": SECRET_ENV_PREFIX,
+        "secret_prefix": tenant_secret_prefix(tenant),
     }
     return render(request, "accounts/agents.html", context, status=status)
 
@@ -99,6 +110,7 @@ def _page(
 def _posted(request: HttpRequest, errors: dict[str, str]) -> dict[str, str]:
     """The form's values to show again; a refused key's variable is not (it may be a key)."""
     values = {key: str(request.POST.get(key, "")).strip()[:500] for key in (*FIELDS, "slug")}
+    values["tools"] = str(request.POST.get("tools", ""))[:MAX_BYTES]  # shown again whole
     if "secret_env" in errors:
         values["secret_env"] = ""
     return values
@@ -114,14 +126,14 @@ def agents_page(request: HttpRequest, tenant: str) -> HttpResponse:
         return _page(request, tenant, role)
     if not can_manage(role):
         return _forbidden()
-    form, errors = _read(NewAgentForm, request.POST)
+    form, errors = _read(NewAgentForm, request.POST, tenant)
     if not isinstance(form, NewAgentForm):
         values = _posted(request, errors)
         return _page(request, tenant, role, values=values, errors=errors, status=400)
     owner = get_object_or_404(Tenant, slug=tenant)
     try:
         with transaction.atomic():
-            Agent.objects.create(tenant=owner, **form.model_dump())
+            Agent.objects.create(tenant=owner, **form.stored())
     except IntegrityError:
         taken = {"slug": f"{tenant} already has an agent {form.slug}"}
         values = _posted(request, taken)
@@ -141,12 +153,13 @@ def agent_edit(request: HttpRequest, tenant: str, slug: str) -> HttpResponse:
         return _forbidden()
     if request.method != "POST":
         values = {key: getattr(agent, key) for key in FIELDS}
+        values["tools"] = json.dumps(agent.tools, indent=2) if agent.tools else ""
         return _page(request, tenant, role, editing=agent, values=values)
-    form, errors = _read(AgentForm, request.POST)
+    form, errors = _read(AgentForm, request.POST, tenant)
     if form is None:
         values = _posted(request, errors)
         return _page(request, tenant, role, editing=agent, values=values, errors=errors, status=400)
-    Agent.objects.filter(pk=agent.pk).update(**form.model_dump())
+    Agent.objects.filter(pk=agent.pk).update(**form.stored())
     return redirect("agents_page", tenant=tenant)
 
 

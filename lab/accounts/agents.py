@@ -10,12 +10,21 @@ from typing import Any
 from django.conf import settings
 
 from lab.accounts.access import role_in
-from lab.accounts.agent_targets import CONNECTORS, SCRIPTED, endpoint_check
-from lab.accounts.models import Agent, Membership
+from lab.accounts.agent_targets import (
+    CONNECTORS,
+    SCRIPTED,
+    endpoint_check,
+    secret_env_check,
+    tenant_secret_prefix,
+)
+from lab.accounts.models import Agent, Membership, Tenant
 from lab.accounts.roles import Role, can_act
+from lab.agent_tools.schema import ToolsFile
+from lab.agent_tools.toolset import Toolset
 from lab.alerts.targets import Target, TargetRefused, origin_of
 from lab.connectors.pinning import AddressRefused, Resolve
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable, check_connector
+from lab.scripted.setup import calendar_week
 
 
 @dataclass(frozen=True)
@@ -28,6 +37,7 @@ class AgentRef:
     endpoint: str = ""
     model: str = ""
     secret_env: str = ""
+    tools: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -44,7 +54,12 @@ class AgentRef:
         """The agent under test its runs record; None for the lab's scripted agent."""
         if self.connector == SCRIPTED:
             return None
-        return AgentSpec(connector=self.connector, endpoint=self.endpoint, model=self.model)
+        toolset = None
+        if self.tools is not None:
+            toolset = Toolset(ToolsFile.model_validate(self.tools), calendar_week())
+        return AgentSpec(
+            connector=self.connector, endpoint=self.endpoint, model=self.model, toolset=toolset
+        )
 
     @classmethod
     def of(cls, agent: Agent) -> AgentRef:
@@ -55,6 +70,7 @@ class AgentRef:
             endpoint=agent.endpoint,
             model=agent.model,
             secret_env=agent.secret_env,
+            tools=agent.tools,
         )
 
 
@@ -118,7 +134,7 @@ def agent_target_check(connector: str, url: str, *, resolved: bool) -> Target | 
     return endpoint_check(
         connector,
         url,
-        allowed=settings.LAB_ALERT_ALLOWED_HOSTS,
+        allowed=settings.LAB_OUTBOUND_ALLOWED_HOSTS,
         own=origin_of(settings.LAB_PUBLIC_URL),
         unresolved_ok=not resolved,
     )
@@ -140,14 +156,41 @@ def checked_resolver(connector: str, endpoint: str) -> Resolve:
     return resolve
 
 
+def secret_env_refusal(secret_env: str, tenant: str) -> str | None:
+    """Why the variable may not hold this tenant's agent's key, in words; None when it may.
+
+    It must carry the tenant's prefix, and no other tenant may share that prefix (slugs that
+    differ only in case or in - and _ would), so a name is one tenant's alone."""
+    try:
+        secret_env_check(secret_env, tenant)
+    except ValueError as error:
+        return f"its key's variable {secret_env[:100]} is not {tenant}'s: {error}"
+    if not secret_env:
+        return None
+    prefix = tenant_secret_prefix(tenant)
+    sharing = sorted(
+        slug
+        for slug in Tenant.objects.exclude(slug=tenant).values_list("slug", flat=True)
+        if tenant_secret_prefix(slug) == prefix
+    )
+    if sharing:
+        return (
+            f"its key's variable prefix {prefix} is also tenant {sharing[0]}'s "
+            "(the lab's operator renames one of the tenants)"
+        )
+    return None
+
+
 def connect_refusal(
-    *, connector: str, endpoint: str, secret_env: str, resolved: bool = True
+    *, connector: str, endpoint: str, secret_env: str, tenant: str, resolved: bool = True
 ) -> str | None:
     """Why a registered agent cannot be connected now, in words; None when it can."""
     try:
         agent_target_check(connector, endpoint, resolved=resolved)
     except TargetRefused as refused:
         return f"its URL is refused: {refused}"
+    if refusal := secret_env_refusal(secret_env, tenant):
+        return refusal
     if secret_env and not os.environ.get(secret_env):
         return (
             f"its key's variable {secret_env} is not set in the lab's environment "
@@ -163,7 +206,11 @@ def agent_ready(ref: AgentRef) -> AgentSpec | None:
     if spec is None:
         return None
     refusal = connect_refusal(
-        connector=ref.connector, endpoint=ref.endpoint, secret_env=ref.secret_env, resolved=False
+        connector=ref.connector,
+        endpoint=ref.endpoint,
+        secret_env=ref.secret_env,
+        tenant=ref.tenant,
+        resolved=False,
     )
     if refusal is None:
         try:

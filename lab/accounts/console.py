@@ -20,6 +20,7 @@ _PAGES = (
     ("operator_trials_list", "Trials", lambda role: True),
     ("operator_compare", "Compare", lambda role: True),
     ("agents_page", "Agents", lambda role: True),
+    ("tenant_settings", "Settings", can_manage),
 )
 
 

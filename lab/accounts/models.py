@@ -48,6 +48,9 @@ class Agent(models.Model):
     # The NAME of the environment variable that holds its API key (LAB_AGENT_KEY_…), never the
     # key: the key is read when a run connects and goes nowhere but the agent's server.
     secret_env = models.CharField(max_length=100, blank=True, default="")
+    # Its own tools file (lab.agent_tools), as validated at save: its runs are served and read
+    # in its own tool names and shapes. None: the lab's own tools.
+    tools = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -98,13 +100,38 @@ def member_ensure(
     return MemberSetup(user, membership, created, password)
 
 
-def demo_seed() -> str:
-    """Tenant demo, its agent demo-agent and its owner demo with a fresh password (returned)."""
+@dataclass(frozen=True)
+class DemoLogin:
+    password: str
+    kept: bool  # the same as the last call's (the file held it and it still signs in)
+
+
+def demo_seed(*, saved: Path, renew: bool = False) -> DemoLogin:
+    """Tenant demo, its agent demo-agent and its owner demo. The owner keeps the password the
+    last call saved in `saved` (so signed-in browsers stay signed in across restarts) unless
+    renew asks for a new one, or the saved one no longer signs in; a new one is saved there."""
     with transaction.atomic():
         tenant, _ = tenant_ensure(DEMO_TENANT, "Demo (the lab's own agent)")
         Agent.objects.get_or_create(
             tenant=tenant, slug=DEMO_AGENT, defaults={"name": "The lab's scripted agent"}
         )
+        user = User.objects.filter(username=DEMO_USER).first()
+        last = None if renew or user is None else _saved_password(saved)
+        if last is not None and user is not None and user.check_password(last):
+            member_ensure(DEMO_USER, tenant_slug=DEMO_TENANT, role=Role.OWNER)
+            return DemoLogin(last, kept=True)
         password = password_new()
         member_ensure(DEMO_USER, tenant_slug=DEMO_TENANT, role=Role.OWNER, password=password)
-    return password
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    # Only this user reads it, as the report-signing key beside it.
+    descriptor = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(password + "\n")
+    return DemoLogin(password, kept=False)
+
+
+def _saved_password(saved: Path) -> str | None:
+    try:
+        return saved.read_text().strip() or None
+    except OSError:
+        return None

@@ -103,7 +103,7 @@ def message_send(message: OutboxMessage, *, timeout_s: float) -> Outcome:
         event_id=str(message.event_id),
         body=body,
         timeout_s=timeout_s,
-        allowed=settings.LAB_ALERT_ALLOWED_HOSTS,
+        allowed=settings.LAB_OUTBOUND_ALLOWED_HOSTS,
         own=origin_of(settings.LAB_PUBLIC_URL),
     )
 

@@ -111,7 +111,7 @@ def endpoint_url_check(url: str) -> str:
     """
     check_target(
         url,
-        allowed=settings.LAB_ALERT_ALLOWED_HOSTS,
+        allowed=settings.LAB_OUTBOUND_ALLOWED_HOSTS,
         own=origin_of(settings.LAB_PUBLIC_URL),
         unresolved_ok=True,
     )

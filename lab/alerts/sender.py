@@ -6,9 +6,11 @@ connection goes to an address that passed the check, with the Host header and TL
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -38,27 +40,67 @@ def _connect(address: str, port: int, timeout_s: float | None) -> socket.socket:
     return socket.create_connection((address, port), timeout=timeout_s)
 
 
+class _Deadline:
+    """Cuts the connection's socket when the send's time is up. http.client's timeout holds
+    each read, so a receiver that trickles its answer would otherwise hold a send for ever."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.passed = False
+        self._socket: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socket = sock
+            if self.passed:
+                self._shut()
+
+    def _cut(self) -> None:
+        with self._lock:
+            self.passed = True
+            self._shut()
+
+    def _shut(self) -> None:
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)  # a blocked read returns at once
+
+
 class _PinnedHTTP(http.client.HTTPConnection):
     """An HTTP connection to a checked address; `host` stays the name the URL gave."""
 
-    def __init__(self, target: Target, address: str, timeout_s: float) -> None:
-        super().__init__(target.host, target.port, timeout=timeout_s)
+    def __init__(self, target: Target, address: str, deadline: _Deadline) -> None:
+        super().__init__(target.host, target.port, timeout=deadline.seconds)
         self._address = address
+        self._deadline = deadline
 
     def connect(self) -> None:
         self.sock = _connect(self._address, self.port, self.timeout)
+        self._deadline.watch(self.sock)
 
 
 class _PinnedHTTPS(http.client.HTTPSConnection):
     """The same over TLS: SNI and certificate checked against the URL's host name."""
 
-    def __init__(self, target: Target, address: str, timeout_s: float) -> None:
+    def __init__(self, target: Target, address: str, deadline: _Deadline) -> None:
         self._tls = ssl.create_default_context()
-        super().__init__(target.host, target.port, timeout=timeout_s, context=self._tls)
+        super().__init__(target.host, target.port, timeout=deadline.seconds, context=self._tls)
         self._address = address
+        self._deadline = deadline
 
     def connect(self) -> None:
         raw = _connect(self._address, self.port, self.timeout)
+        self._deadline.watch(raw)
         self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
 
 
@@ -105,13 +147,21 @@ def _send(
     target: Target, address: str, headers: dict[str, str], body: bytes, timeout_s: float
 ) -> tuple[int, str]:
     kind = _PinnedHTTPS if target.scheme == "https" else _PinnedHTTP
-    connection = kind(target, address, timeout_s)
-    try:
-        connection.request("POST", target.path, body=body, headers=headers)
-        response = connection.getresponse()
-        response.read(_READ_LIMIT)
-    finally:
-        connection.close()
+    with _Deadline(timeout_s) as deadline:
+        connection = kind(target, address, deadline)
+        try:
+            connection.request("POST", target.path, body=body, headers=headers)
+            response = connection.getresponse()
+            response.read(_READ_LIMIT)
+        except (OSError, http.client.HTTPException) as failure:
+            if deadline.passed:
+                raise TimeoutError(f"no whole answer within {timeout_s:g} s") from failure
+            raise
+        finally:
+            connection.close()
+        # A cut can also read as an answer's end (http.client takes the half it has).
+        if deadline.passed:
+            raise TimeoutError(f"no whole answer within {timeout_s:g} s")
     # A redirect is not followed (a redirected POST arrives as a bodiless GET elsewhere).
     ok = 200 <= response.status < 300
     return response.status, "" if ok else f"HTTPError: {response.reason}"

@@ -1,10 +1,13 @@
-"""Where an alert may be sent: public http(s) addresses only, unless the operator says otherwise.
+"""Where the lab may call out on a tenant's behalf (alert webhooks, registered agents): public
+http(s) addresses only, unless the operator says otherwise.
 
-A webhook URL is the tenant's to choose, so it must not reach the lab's own network: loopback,
-private, link-local (cloud metadata included), CGNAT, multicast, unspecified and other
-non-global addresses are refused, as are ports no browser would POST to. The check runs on
-every address the host resolves to, at the form and again at send time (DNS can change), and
-the send connects to an address that was checked. `LAB_ALERT_ALLOWED_HOSTS` names the exceptions.
+A webhook's or an agent's URL is the tenant's to choose, so it must not reach the lab's own
+network: loopback, private, link-local (cloud metadata included), CGNAT, multicast,
+unspecified and other non-global addresses are refused, as are ports no browser would POST
+to. The check runs on every address the host resolves to, at the form and again at send time
+(DNS can change), and the send connects to an address that was checked.
+`LAB_OUTBOUND_ALLOWED_HOSTS` (formerly `LAB_ALERT_ALLOWED_HOSTS`, still read) names the
+exceptions, and every refusal it could lift says so.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
 SCHEMES = {"http": 80, "https": 443}
+# The operator's setting that lets internal targets through (lab/settings.py reads it).
+OUTBOUND_SETTING = "LAB_OUTBOUND_ALLOWED_HOSTS"
 # The Fetch standard's "bad ports": services that are not HTTP (ssh 22, smtp 25, dns 53, …).
 BAD_PORTS = frozenset(
     {1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101}
@@ -36,7 +41,7 @@ class TargetRefused(ValueError):
 
 @dataclass(frozen=True)
 class HostRule:
-    """One LAB_ALERT_ALLOWED_HOSTS entry: a host, on one port or (port None) on any."""
+    """One LAB_OUTBOUND_ALLOWED_HOSTS entry: a host, on one port or (port None) on any."""
 
     host: str
     port: int | None = None
@@ -147,11 +152,11 @@ def check_target(
     exempt = any(rule.admits(host, port) for rule in allowed)
     if not exempt:
         if own is not None and (host, port) == own:
-            raise TargetRefused(f"{host}:{port} is this lab itself")
+            raise _refused(f"{host}:{port} is this lab itself", host, port)
         if port in BAD_PORTS:
-            raise TargetRefused(f"port {port} is not a web port")
+            raise _refused(f"port {port} is not a web port", host, port)
         if host == "localhost" or host.endswith(".localhost"):
-            raise TargetRefused(f"{host} is this machine")
+            raise _refused(f"{host} is this machine", host, port)
     try:
         addresses = tuple(resolve(host, port))
     except (OSError, UnicodeError) as error:
@@ -165,8 +170,17 @@ def check_target(
             reason = address_refusal(ipaddress.ip_address(text.split("%")[0]))
             if reason is not None:
                 named = "" if text == host.strip("[]") else f"{host} resolves to "
-                raise TargetRefused(f"{named}{reason}")
+                raise _refused(f"{named}{reason}", host, port)
     return Target(parts.scheme, host, port, path, addresses)
+
+
+def _refused(reason: str, host: str, port: int) -> TargetRefused:
+    """A refusal an operator may lift, saying how."""
+    bare = host.strip("[]")
+    rule = f"[{bare}]:{port}" if ":" in bare else f"{bare}:{port}"
+    return TargetRefused(
+        f"{reason} (the lab's operator may allow it: {OUTBOUND_SETTING}={rule}, then restart)"
+    )
 
 
 def origin_of(url: str) -> tuple[str, int] | None:

@@ -32,7 +32,7 @@ class EndpointForm(BaseModel):
     @field_validator("url")
     @classmethod
     def _public_http_url(cls, value: str) -> str:
-        # Public http(s) addresses only, unless LAB_ALERT_ALLOWED_HOSTS names the host.
+        # Public http(s) addresses only, unless LAB_OUTBOUND_ALLOWED_HOSTS names the host.
         return endpoint_url_check(value)
 
 

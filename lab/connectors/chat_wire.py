@@ -78,6 +78,8 @@ class AssistantReply:
     calls: list[ToolCall] = field(default_factory=list)
     raw_calls: list[Message] = field(default_factory=list)
     model: str | None = None
+    # "length": the model stopped at its token limit, mid-reply.
+    finish_reason: str | None = None
 
     def message(self) -> Message:
         """The assistant message as the conversation keeps it."""
@@ -99,8 +101,10 @@ def _excerpt(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _finish(content: str, pending: list[_PendingCall], model: str | None) -> AssistantReply:
-    reply = AssistantReply(content=content, model=model)
+def _finish(
+    content: str, pending: list[_PendingCall], model: str | None, finish_reason: str | None
+) -> AssistantReply:
+    reply = AssistantReply(content=content, model=model, finish_reason=finish_reason)
     for number, part in enumerate(pending, start=1):
         if not part.name:
             raise Malformed(f"tool call {number} has no function name")
@@ -143,7 +147,9 @@ def read_reply(body: str) -> AssistantReply:
         )
         for part in message.tool_calls or []
     ]
-    return _finish(message.content or "", pending, response.model)
+    return _finish(
+        message.content or "", pending, response.model, response.choices[0].finish_reason
+    )
 
 
 class StreamReader:
@@ -153,6 +159,7 @@ class StreamReader:
         self.content: list[str] = []
         self.pending: dict[int, _PendingCall] = {}
         self.model: str | None = None
+        self.finish_reason: str | None = None
         self.done = False
         self.chunks = 0
 
@@ -169,6 +176,7 @@ class StreamReader:
         self.model = chunk.model or self.model
         if not chunk.choices:
             return ""  # a usage-only chunk
+        self.finish_reason = chunk.choices[0].finish_reason or self.finish_reason
         delta = chunk.choices[0].delta or chunk.choices[0].message
         if delta is None:
             raise Malformed(f"a stream chunk with no delta: {_excerpt(data)}")
@@ -188,7 +196,7 @@ class StreamReader:
         if self.chunks == 0:
             raise Malformed("the stream ended before any chunk")
         pending = [self.pending[index] for index in sorted(self.pending)]
-        return _finish("".join(self.content), pending, self.model)
+        return _finish("".join(self.content), pending, self.model, self.finish_reason)
 
 
 class Sentences:

@@ -96,7 +96,7 @@ class TurnFinished:
 class AgentFault:
     """The agent erred, hung or answered garbage: recorded, and the run cannot pass."""
 
-    kind: Literal["timeout", "http_error", "malformed", "disconnected"]
+    kind: Literal["timeout", "http_error", "malformed", "disconnected", "oversize", "truncated"]
     reason: str
 
 

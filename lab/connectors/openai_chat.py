@@ -20,6 +20,15 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from lab.connectors.bounded import (
+    MAX_ERROR_BYTES,
+    MAX_REPLY_BYTES,
+    Budget,
+    LineSplitter,
+    Oversize,
+    size,
+    why,
+)
 from lab.connectors.chat_wire import (
     AssistantReply,
     Malformed,
@@ -47,7 +56,6 @@ from lab.connectors.registry import AgentSpec, ConnectorUnavailable
 from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, tools_digest
 from lab.events.chain import digest
 
-DEFAULT_API_KEY_ENV = "LAB_AGENT_API_KEY"
 MAX_TOOL_ROUNDS = 6
 _BODY_EXCERPT = 200
 # How a run's connector is tuned from the environment (the spec holds only what a run records).
@@ -101,8 +109,7 @@ class OpenAIChatAgent:
         stream: bool = True,
         timeout_s: float = 20.0,
         connect_timeout_s: float = 5.0,
-        deadline_s: float = 120.0,
-        api_key_env: str = DEFAULT_API_KEY_ENV,
+        deadline_s: float | None = None,
         api_key: str | None = None,
         max_tool_rounds: int = MAX_TOOL_ROUNDS,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -110,8 +117,10 @@ class OpenAIChatAgent:
         self.model = model
         self.stream = stream
         self.max_tool_rounds = max_tool_rounds
-        # A read timeout catches a server that stops sending; the deadline one that trickles.
-        self.deadline_s = deadline_s
+        # The request's limit is a deadline over all of it (by default timeout_s, as
+        # LAB_AGENT_REQUEST_TIMEOUT_S promises), so a server that trickles is held to it too;
+        # the read timeout within it only names a server that went silent sooner.
+        self.deadline_s = timeout_s if deadline_s is None else deadline_s
         # The agent's own definitions (its tools file) as they are, else the lab's tools.
         self.functions = own_tools or [spec.openai_function() for spec in tools]
         self.messages: list[Message] = []
@@ -126,9 +135,15 @@ class OpenAIChatAgent:
                 hashlib.sha256(system_prompt.encode()).hexdigest() if system_prompt else None
             ),
         )
-        headers = {"Accept": "text/event-stream" if stream else "application/json"}
-        if key := api_key or os.environ.get(api_key_env):
-            headers["Authorization"] = f"Bearer {key}"
+        # Identity encoding: the caps count what the server sent, not what a decoder inflated.
+        headers = {
+            "Accept": "text/event-stream" if stream else "application/json",
+            "Accept-Encoding": "identity",
+        }
+        # Only the key the run's spec carries: whose key an agent may get is the session's
+        # decision (a tenant's own variable, or the shell's LAB_AGENT_API_KEY), never a default.
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/") + "/",
             headers=headers,
@@ -163,9 +178,14 @@ class OpenAIChatAgent:
         the only one it serves (vLLM and llama.cpp answer any name with theirs)."""
         try:
             async with asyncio.timeout(self._timeout_s):
-                response = await self._client.get("models")
-            listed = _Models.model_validate_json(response.content).data
-        except (httpx.HTTPError, TimeoutError, ValidationError):
+                request = self._client.build_request("GET", "models")
+                response = await self._client.send(request, stream=True)
+                try:
+                    body = await _Reading(response).whole()
+                finally:
+                    await response.aclose()
+            listed = _Models.model_validate_json(body).data
+        except (httpx.HTTPError, TimeoutError, ValidationError, Oversize):
             return  # the first request says what is wrong, as a fault of the turn
         names = {model.id for model in listed}
         if self.model not in names and len(names) == 1:
@@ -197,10 +217,16 @@ class OpenAIChatAgent:
             yield AgentFault("malformed", str(error))
         except _HttpError as error:
             yield AgentFault("http_error", str(error))
-        except (httpx.TimeoutException, TimeoutError):
-            yield AgentFault("timeout", f"no complete reply within the {self._timeout_s:g} s limit")
+        except Oversize as error:
+            yield AgentFault("oversize", str(error))
+        except Cut as error:
+            yield AgentFault("truncated", str(error))
+        except httpx.TimeoutException:
+            yield AgentFault("timeout", f"the server sent nothing for {self._timeout_s:g} s")
+        except TimeoutError:
+            yield AgentFault("timeout", f"no complete reply within the {self.deadline_s:g} s limit")
         except httpx.HTTPError as error:
-            yield AgentFault("disconnected", f"{type(error).__name__}: {error}")
+            yield AgentFault("disconnected", why(error))
 
     async def _request(self, reply: AssistantReply) -> AsyncIterator[Said]:
         """One Chat Completions request; fills reply, yielding sentences as they come.
@@ -217,31 +243,45 @@ class OpenAIChatAgent:
         request = self._client.build_request("POST", "chat/completions", json=body)
         async with budget.wait():
             response = await self._client.send(request, stream=True)
+        reading = _Reading(response)
         try:
             if response.status_code >= 400:
                 async with budget.wait():
-                    await response.aread()
-                raise _HttpError(response)
+                    excerpt = await reading.excerpt()
+                raise _HttpError(response, excerpt)
             if not self.stream or not _is_event_stream(response):
                 # Some servers answer a streamed request whole; take it as it comes.
                 async with budget.wait():
-                    data = await response.aread()
+                    data = await reading.whole()
                 whole = read_reply(data.decode(errors="replace"))
+                _whole_or_cut(whole.finish_reason)
                 for sentence in split_sentences(whole.content):
                     yield Said(sentence)
                 _fill(reply, whole)
                 return
-            reader, sentences, lines = StreamReader(), Sentences(), response.aiter_lines()
+            reader, sentences, lines = StreamReader(), Sentences(), reading.lines()
             while not reader.done:
                 async with budget.wait():
                     line = await anext(lines, None)
                 if line is None:
-                    break
+                    # Closed before its terminator: what came is not the whole reply, and the
+                    # words still unsaid ("Shall I") are not said.
+                    raise Cut(
+                        f"the stream ended without data: [DONE] after {reader.chunks} chunks "
+                        f"({size(reading.received)}): the reply was cut off"
+                    )
                 for sentence in sentences.feed(reader.feed(line)):
                     yield Said(sentence)
+            _whole_or_cut(reader.finish_reason)
             for sentence in sentences.rest():
                 yield Said(sentence)
             _fill(reply, reader.finish())
+        except httpx.TransportError as error:
+            if isinstance(error, httpx.TimeoutException):
+                raise
+            raise Cut(
+                f"the connection broke after {size(reading.received)} of the reply: {why(error)}"
+            ) from error
         finally:
             await response.aclose()
 
@@ -276,9 +316,56 @@ class _Budget:
 
 
 class _HttpError(Exception):
-    def __init__(self, response: httpx.Response) -> None:
-        excerpt = " ".join(response.text.split())[:_BODY_EXCERPT]
+    def __init__(self, response: httpx.Response, body: bytes) -> None:
+        excerpt = " ".join(body.decode(errors="replace").split())[:_BODY_EXCERPT]
         super().__init__(f"HTTP {response.status_code} from {response.url.path}: {excerpt}")
+
+
+class Cut(Exception):
+    """The reply stopped before it was whole (a reset, a close before its end)."""
+
+
+class _Reading:
+    """One response's body, read under the caps of lab.connectors.bounded."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.received = 0
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        async for chunk in self.response.aiter_bytes():
+            self.received += len(chunk)
+            yield chunk
+
+    async def whole(self) -> bytes:
+        body, cap = bytearray(), Budget(MAX_REPLY_BYTES, "the reply's body")
+        async for chunk in self._chunks():
+            cap.take(len(chunk))
+            body += chunk
+        return bytes(body)
+
+    async def excerpt(self) -> bytes:
+        """The start of an error body; the rest is not read (it says nothing more)."""
+        body = bytearray()
+        async for chunk in self._chunks():
+            body += chunk
+            if len(body) >= MAX_ERROR_BYTES:
+                break
+        return bytes(body[:MAX_ERROR_BYTES])
+
+    async def lines(self) -> AsyncIterator[str]:
+        splitter = LineSplitter()
+        async for chunk in self._chunks():
+            for line in splitter.feed(chunk):
+                yield line
+        for line in splitter.finish():
+            yield line
+
+
+def _whole_or_cut(finish_reason: str | None) -> None:
+    """A reply the model stopped at its token limit ends mid-thought: not a whole reply."""
+    if finish_reason == "length":
+        raise Cut("the model stopped at its token limit (finish_reason: length): the reply was cut")
 
 
 def _is_event_stream(response: httpx.Response) -> bool:
@@ -288,3 +375,4 @@ def _is_event_stream(response: httpx.Response) -> bool:
 def _fill(reply: AssistantReply, source: AssistantReply) -> None:
     reply.content, reply.calls, reply.raw_calls = source.content, source.calls, source.raw_calls
     reply.model = source.model
+    reply.finish_reason = source.finish_reason

@@ -52,12 +52,13 @@ import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.protocol import State
 
+from lab.connectors.bounded import MAX_FRAME_BYTES, MAX_TURN_BYTES, Oversize, size
 from lab.connectors.interface import (
     AgentFault,
     AgentIdentity,
@@ -77,14 +78,23 @@ from lab.connectors.pipecat_replies import (
     transcribed,
 )
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
+from lab.connectors.rtvi import (
+    LABEL,
+    PROTOCOL_VERSION,
+    bot_audio_s,
+    eval_message,
+    message,
+    public_endpoint,
+)
 
-LABEL = "rtvi-ai"
-PROTOCOL_VERSION = "2.2.0"
 TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
 SETTLE_ENV = "LAB_PIPECAT_SETTLE_S"
 MODE_ENV = "LAB_PIPECAT_MODE"
-_MAX_MESSAGE = 1 << 22
 _MAX_SETTLES = 10
+_CLOSE_S = 2.0
+# Messages read off the socket and not yet taken: past it the reader waits, so a bot that
+# floods is held back by TCP instead of filling the lab's memory.
+_INBOX = 256
 
 
 def connect(spec: AgentSpec) -> PipecatEvalAgent:
@@ -115,27 +125,6 @@ def connect(spec: AgentSpec) -> PipecatEvalAgent:
     )
 
 
-def public_endpoint(url: str) -> str:
-    """The URL as reports show it: no user, password, query or fragment (where tokens hide)."""
-    parts = urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-def message(kind: str, data: dict[str, Any], message_id: str | None = None) -> str:
-    body: dict[str, Any] = {"label": LABEL, "type": kind, "data": data}
-    if message_id is not None:
-        body["id"] = message_id
-    return json.dumps(body)
-
-
-def eval_message(kind: str, data: dict[str, Any], message_id: str) -> str:
-    """One of the eval transport's own messages, in the `client-message` envelope."""
-    return message("client-message", {"t": kind, "d": data}, message_id)
-
-
 class _Closed(Exception):
     """The bot closed the connection (or it broke)."""
 
@@ -157,8 +146,10 @@ class PipecatEvalAgent:
         settle_s: float = 0.2,
         resolve: Resolve | None = None,
         audio: bool = False,
+        max_turn_bytes: int = MAX_TURN_BYTES,
     ) -> None:
         self.url = url
+        self.max_turn_bytes = max_turn_bytes
         self._resolve = resolve
         self.audio = audio
         self.settle_s = settle_s
@@ -172,7 +163,8 @@ class PipecatEvalAgent:
         )
         self._ids = itertools.count(1)
         self._ws: ClientConnection | None = None
-        self._inbox: asyncio.Queue[dict[str, Any] | Exception] = asyncio.Queue()
+        self._inbox: asyncio.Queue[dict[str, Any] | Exception] = asyncio.Queue(_INBOX)
+        self._received = 0  # bytes the bot has sent, all told
         self._reader: asyncio.Task[None] | None = None
         self.bot_about: dict[str, Any] = {}
         self._last_heard = 0.0
@@ -181,18 +173,24 @@ class PipecatEvalAgent:
 
     async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         """Connect and shake hands; the bot's own greeting, if any, is not the lab's to hear."""
+        fault: AgentFault | None = None
         try:
             await self._open()
         except TimeoutError:
-            yield AgentFault("timeout", f"no bot-ready within {self.handshake_timeout_s:g} s")
-            return
+            fault = AgentFault("timeout", f"no bot-ready within {self.handshake_timeout_s:g} s")
         except _Garbage as error:
-            yield AgentFault("malformed", str(error))
-            return
+            fault = AgentFault("malformed", str(error))
+        except Oversize as error:
+            fault = AgentFault("oversize", f"during the handshake {error}")
         except (_Closed, OSError, websockets.WebSocketException) as error:
-            yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
+            fault = AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
+        if fault is None:
+            yield TurnFinished()
             return
-        yield TurnFinished()
+        # A bot that failed its handshake is not talked to again, nor read on (one that
+        # floods would otherwise go on filling the lab for the rest of the run).
+        self._abandon()
+        yield fault
 
     async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         if self._ws is None:
@@ -209,16 +207,24 @@ class PipecatEvalAgent:
             else:
                 sent_id = self._id()
                 options = {"run_immediately": True, "audio_response": self.audio}
-                await self._ws.send(
-                    message("send-text", {"content": turn.text, "options": options}, sent_id)
-                )
+                # A bot that stops reading holds a send back (TCP): the turn's limit holds it.
+                async with asyncio.timeout(self.timeout_s):
+                    await self._ws.send(
+                        message("send-text", {"content": turn.text, "options": options}, sent_id)
+                    )
                 starts, streaming_s = echo_of(sent_id), 0.0
             async for output in self._turn(starts, streaming_s):
                 yield output
         except TimeoutError:
-            yield AgentFault("timeout", f"the bot sent nothing for {self.timeout_s:g} s mid-turn")
+            yield AgentFault(
+                "timeout",
+                f"the bot did not finish its turn within {self.timeout_s:g} s of its own time",
+            )
         except _Garbage as error:
             yield AgentFault("malformed", str(error))
+        except Oversize as error:
+            self._abandon()
+            yield AgentFault("oversize", str(error))
         except (_Closed, OSError, websockets.WebSocketException) as error:
             yield AgentFault("disconnected", f"the bot closed the connection mid-turn: {error}")
 
@@ -228,17 +234,27 @@ class PipecatEvalAgent:
             await self._feed.close()
         try:
             if ws is not None:
+                # One deadline for the goodbye, however the bot takes it (or does not read).
                 with contextlib.suppress(Exception):
-                    # As the harness ends a scenario: the bot tears its pipeline down itself.
-                    await ws.send(eval_message("eval-cancel", {}, self._id()))
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(ws.close(), timeout=2.0)
+                    async with asyncio.timeout(_CLOSE_S):
+                        # As the harness ends a scenario: the bot tears its pipeline down.
+                        with contextlib.suppress(websockets.WebSocketException):
+                            await ws.send(eval_message("eval-cancel", {}, self._id()))
+                        await ws.close()
         finally:
             # Also when the run's task is cancelled mid-close: the socket is never left open.
             if ws is not None and ws.state is not State.CLOSED:
                 ws.transport.abort()
             if self._reader is not None:
                 self._reader.cancel()
+
+    def _abandon(self) -> None:
+        """Drop the connection at once: no goodbye, no more reading."""
+        ws, self._ws = self._ws, None
+        if ws is not None:
+            ws.transport.abort()
+        if self._reader is not None:
+            self._reader.cancel()
 
     # -- the wire -------------------------------------------------------------------------------
 
@@ -251,7 +267,7 @@ class PipecatEvalAgent:
                 port = parts.port or (443 if parts.scheme == "wss" else 80)
                 pinned["host"] = await checked_address(self._resolve, parts.hostname or "", port)
             self._ws = await websockets.connect(
-                self.url, max_size=_MAX_MESSAGE, open_timeout=None, proxy=None, **pinned
+                self.url, max_size=MAX_FRAME_BYTES, open_timeout=None, proxy=None, **pinned
             )
             self._reader = asyncio.create_task(self._read(self._ws))
             flags = {
@@ -262,8 +278,10 @@ class PipecatEvalAgent:
             await self._ws.send(eval_message("eval-connect", flags, "eval-connect"))
             ready = {"version": PROTOCOL_VERSION, "about": {"library": "voice-reliability-lab"}}
             await self._ws.send(message("client-ready", ready, "client-ready"))
+            # The deadline above holds for the whole handshake, however much the bot sends.
+            cap = self._received + self.max_turn_bytes
             while (received := await self._next()).get("type") != "bot-ready":
-                pass
+                self._within(cap, "what the bot sent before bot-ready")
         data = received.get("data")
         about = data.get("about") if isinstance(data, dict) else None
         self.bot_about = dict(about) if isinstance(about, dict) else {}
@@ -277,6 +295,7 @@ class PipecatEvalAgent:
         """Every message the bot sends, parsed, into the inbox; a close or garbage ends it."""
         try:
             async for frame in ws:
+                self._received += len(frame)
                 if isinstance(frame, bytes):
                     continue  # the eval wire is JSON text; binary frames carry nothing for us
                 try:
@@ -292,6 +311,12 @@ class PipecatEvalAgent:
                 self._last_heard = asyncio.get_running_loop().time()
                 await self._inbox.put(parsed)
             await self._inbox.put(_Closed(f"code {ws.close_code} {ws.close_reason or ''}".strip()))
+        except websockets.ConnectionClosed as error:
+            if error.sent is not None and error.sent.code == 1009:
+                too_big = f"one message from the bot passed {size(MAX_FRAME_BYTES)}"
+                await self._inbox.put(Oversize(f"{too_big}; the lab closed the connection"))
+            else:
+                await self._inbox.put(_Closed(str(error)))
         except websockets.WebSocketException as error:
             await self._inbox.put(_Closed(str(error)))
 
@@ -323,6 +348,10 @@ class PipecatEvalAgent:
         for item in kept:
             self._inbox.put_nowait(item)
 
+    def _within(self, cap: int, what: str) -> None:
+        if self._received > cap:
+            raise Oversize(f"{what} passed {size(self.max_turn_bytes)}; the lab stopped reading")
+
     def _id(self) -> str:
         return str(next(self._ids))
 
@@ -339,16 +368,27 @@ class PipecatEvalAgent:
         """
         reply, echoed = self._reply(), False
         held: list[AgentOutput] = []
+        loop = asyncio.get_running_loop()
+        # One deadline over the whole turn, not an idle timer: the bot's own time (timeout_s)
+        # plus what is not its time, the caller's audio streaming in and its own speech playing.
+        deadline = loop.time() + self.timeout_s + streaming_s
+        cap = self._received + self.max_turn_bytes
         while not reply.finished:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError
+            grace = reply.grace_s()
             try:
-                quiet_s = reply.grace_s() or (None if echoed else self.timeout_s + streaming_s)
-                received = await self._next(quiet_s)
+                received = await self._next(min(grace, left) if grace else left)
             except TimeoutError:
-                if reply.grace_s() is None:
+                if grace is None or deadline - loop.time() <= 0:
                     raise
                 received = {"type": GRACE_OVER}
+            self._within(cap, "the bot's turn")
             kind, data = received.get("type"), received.get("data")
             data = data if isinstance(data, dict) else {}
+            if kind == "eval-bot-audio":
+                deadline += bot_audio_s(data)
             if not echoed and starts(str(kind), data):
                 reply, echoed, held, self._echoes = self._reply(), True, [], True
                 continue

@@ -181,7 +181,9 @@ class InputRejected(PayloadModel):
 
 
 # ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only).
-AgentFaultKind = Literal["timeout", "http_error", "malformed", "disconnected", "ungated"]
+AgentFaultKind = Literal[
+    "timeout", "http_error", "malformed", "disconnected", "ungated", "oversize", "truncated"
+]
 
 
 class AgentFaulted(PayloadModel):

@@ -16,9 +16,9 @@ from lab.facts.schema import (
     ChangePolicy,
     ConstraintList,
     DayHours,
-    OpenHours,
     format_cents,
     format_clock,
+    open_ranges,
 )
 
 KB_BUILDER = "kb-1"
@@ -165,10 +165,10 @@ def _day_span(days: list[Weekday]) -> str:
 def _say_hours(hours: DayHours | None) -> str:
     if hours is None:
         return "(hours not listed)"
-    if not isinstance(hours, OpenHours):
+    ranges = open_ranges(hours)
+    if not ranges:
         return "closed"
-    opens, closes = hours.minutes()
-    return f"{format_clock(opens)} to {format_clock(closes)}"
+    return " and ".join(f"{format_clock(o)} to {format_clock(c)}" for o, c in ranges)
 
 
 def _policy_chunks(constraints: ConstraintList) -> list[Chunk]:

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from itertools import pairwise
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from lab.events.chain import digest
 from lab.facts.days import Weekday
@@ -71,7 +79,28 @@ class OpenHours(_Fact):
         return _minutes(self.opens), _minutes(self.closes)
 
 
-DayHours = OpenHours | Literal["closed"]
+def _in_order(ranges: tuple[OpenHours, ...]) -> tuple[OpenHours, ...]:
+    for before, after in pairwise(ranges):
+        if after.opens < before.closes:
+            raise ValueError(
+                f"ranges must be in order and apart: {before.opens}-{before.closes} "
+                f"then {after.opens}-{after.closes}"
+            )
+    return ranges
+
+
+# A split day ("08:00-12:00, 14:00-17:00"): open ranges in order, closed between them.
+SplitDay = Annotated[tuple[OpenHours, ...], Field(min_length=2), AfterValidator(_in_order)]
+DayHours = OpenHours | SplitDay | Literal["closed"]
+
+
+def open_ranges(hours: DayHours) -> tuple[tuple[int, int], ...]:
+    """A day's open ranges as minutes after midnight; none when it is closed."""
+    if isinstance(hours, OpenHours):
+        return (hours.minutes(),)
+    if isinstance(hours, tuple):
+        return tuple(part.minutes() for part in hours)
+    return ()
 
 
 class RefundPolicy(_Fact):

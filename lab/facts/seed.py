@@ -9,26 +9,16 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lab.events.chain import digest
-from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
 from lab.facts.errors import ConstraintListError, error_from_validation
-from lab.facts.schema import (
-    Capability,
-    ChangePolicy,
-    ConstraintList,
-    DayHours,
-    OpenHours,
-    Policies,
-    Promotion,
-    RefundPolicy,
-)
+from lab.facts.schema import Capability, ConstraintList, Promotion
+from lab.facts.seed_hours import HoursValue, convert_hours
+from lab.facts.seed_policies import convert_policies
 
-_DAY_KEYS: dict[str, Weekday] = DAY_NAMES | {"sat": "saturday", "sun": "sunday"}
-_GROUP_KEYS = DAY_GROUPS | {"every_day": WEEKDAYS, "everyday": WEEKDAYS}
 _CAPABILITY_NAMES = {c.value: c for c in Capability} | {
     "book": Capability.BOOK_APPOINTMENT,
     "booking": Capability.BOOK_APPOINTMENT,
@@ -41,9 +31,7 @@ _CAPABILITY_NAMES = {c.value: c for c in Capability} | {
     "callback": Capability.TAKE_MESSAGE,
     "order_status": Capability.LOOKUP_ORDER_STATUS,
 }
-_RANGE = re.compile(r"(\d{1,2}:\d\d)\s*-\s*(\d{1,2}:\d\d)")
-_HOURS_BEFORE = re.compile(r"(\d+)_?(h|hours?|d|days?)_before")
-_DAYS_WINDOW = re.compile(r"(\d+)_?(d|days?)\b")
+_WRITTEN_PRICE = re.compile(r"\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?")
 _PERCENT = re.compile(r"(\d{1,3})\s*(?:%|percent|_pct)")
 _AMOUNT_OFF = re.compile(r"\$\s*(\d+(?:\.\d\d)?)\s+off\b")
 _PROMO = (
@@ -69,6 +57,20 @@ class SeedPrice(BaseModel):
     id: str
     service: str = Field(min_length=1)
     price_usd: Decimal = Field(ge=0, decimal_places=2)
+    # Other names callers and agents use ("quick detail" for "basic detail").
+    aliases: tuple[str, ...] = Field(
+        default=(), validation_alias=AliasChoices("aliases", "also_called", "other_names")
+    )
+
+    @field_validator("price_usd", mode="before")
+    @classmethod
+    def _as_written(cls, value: object) -> object:
+        """ "1,250", "$1,250.00": a price as businesses write it; other text is refused as it is."""
+        if isinstance(value, str) and _WRITTEN_PRICE.fullmatch(value.strip()):
+            return value.strip().lstrip("$").replace(",", "")
+        if isinstance(value, str):
+            raise ValueError(f'expected a price such as 149, 85.50 or "1,250", got {value!r}')
+        return value
 
 
 class SeedPromotion(BaseModel):
@@ -110,7 +112,8 @@ class SeedList(BaseModel):
     version: str | None = None
     business: str | None = None
     price_list: tuple[SeedPrice, ...] = Field(min_length=1)
-    hours: dict[str, str] = Field(default_factory=dict)
+    # A day or range to "HH:MM-HH:MM", "closed", or a split day (see seed_hours).
+    hours: dict[str, HoursValue] = Field(default_factory=dict)
     # Any named policy: a short code ("deposit_20_pct_due_at_booking") or a sentence.
     policies: dict[str, str | dict[str, Any]] = Field(default_factory=dict)
     capabilities: tuple[str, ...] = ()
@@ -133,11 +136,16 @@ def from_seed(data: dict[str, Any]) -> ConstraintList:
         "version": seed.version or f"seed_{digest(data)[:12]}",
         "business": seed.business or "the business",
         "services": [
-            {"id": p.id, "name": p.service, "price_cents": int(p.price_usd * 100)}
+            {
+                "id": p.id,
+                "name": p.service,
+                "aliases": p.aliases,
+                "price_cents": int(p.price_usd * 100),
+            }
             for p in seed.price_list
         ],
-        "hours": _hours(seed.hours),
-        "policies": _policies(seed.policies),
+        "hours": convert_hours(seed.hours),
+        "policies": convert_policies(seed.policies),
         "capabilities": {"can": [_capability(n, i) for n, i in _indexed(seed.capabilities)]},
         "promotions": [_promotion(p, i, seed) for i, p in enumerate(seed.promotions)],
     }
@@ -149,103 +157,6 @@ def from_seed(data: dict[str, Any]) -> ConstraintList:
 
 def _indexed(names: tuple[str, ...]) -> list[tuple[str, int]]:
     return [(name, index) for index, name in enumerate(names)]
-
-
-def _hours(hours: dict[str, str]) -> dict[Weekday, DayHours]:
-    converted: dict[Weekday, DayHours] = {}
-    for key, value in hours.items():
-        path = f"hours.{key}"
-        days = _days(key)
-        if days is None:
-            raise ConstraintListError(path, f"not a day or day range: {key!r}")
-        if value.strip().lower() == "closed":
-            day_hours: DayHours = "closed"
-        elif match := _RANGE.fullmatch(value.strip()):
-            opens, closes = (clock.zfill(5) for clock in match.groups())
-            try:
-                day_hours = OpenHours(opens=opens, closes=closes)
-            except ValidationError as error:
-                message = error.errors()[0]["msg"].removeprefix("Value error, ")
-                raise ConstraintListError(path, message) from None
-        else:
-            raise ConstraintListError(path, f'expected "HH:MM-HH:MM" or "closed", got {value!r}')
-        for day in days:
-            if day in converted:
-                raise ConstraintListError(path, f"{day} is given hours twice")
-            converted[day] = day_hours
-    return converted
-
-
-def _days(key: str) -> tuple[Weekday, ...] | None:
-    """The weekdays a seed hours key names: "mon_fri", "sat", "weekends", "monday"."""
-    key = key.strip().lower()
-    if key in _GROUP_KEYS:
-        return _GROUP_KEYS[key]
-    if key in _DAY_KEYS:
-        return (_DAY_KEYS[key],)
-    parts = re.split("\\s*(?:_|-|\u2013|\\bto\\b|\\bthrough\\b)\\s*", key)
-    if len(parts) == 2 and all(part in _DAY_KEYS for part in parts):
-        return day_range(_DAY_KEYS[parts[0]], _DAY_KEYS[parts[1]])
-    return None
-
-
-def _policy_text(name: str, value: str | dict[str, Any]) -> str:
-    """A policy as one code or sentence; an object's fields are read as words."""
-    if isinstance(value, str):
-        if not value.strip():
-            raise ConstraintListError(
-                f"policies.{name}", 'expected the policy as text, e.g. "20_pct_due_at_booking"'
-            )
-        return value
-    if isinstance(value.get("text"), str) and value["text"].strip():
-        return str(value["text"])
-    return "; ".join(f"{key} {item}" for key, item in value.items())
-
-
-def _policies(policies: dict[str, str | dict[str, Any]]) -> Policies:
-    """Typed fields read from the seed's policy codes; anything unread stays as text only."""
-    refund = cancellation = reschedule = None
-    other: dict[str, str] = {}
-    for raw_name, value in policies.items():
-        name = re.sub(r"[\s-]+", "_", raw_name.strip().lower())
-        code = _policy_text(name, value)
-        text = code.replace("_", " ")
-        lowered = code.lower()
-        if name == "refund":
-            refund = _refund(text, lowered)
-        elif name in ("cancellation", "cancel", "reschedule", "rescheduling"):
-            before = _HOURS_BEFORE.search(lowered)
-            hours = None
-            if before:
-                hours = int(before.group(1)) * (24 if before.group(2).startswith("d") else 1)
-            policy = ChangePolicy(
-                text=text,
-                free_until_hours_before=hours if "free" in lowered else None,
-                late_fee_cents=None,
-            )
-            if name.startswith("cancel"):
-                cancellation = policy
-            else:
-                reschedule = policy
-        else:
-            other[name] = text
-    return Policies(refund=refund, cancellation=cancellation, reschedule=reschedule, other=other)
-
-
-def _refund(text: str, code: str) -> RefundPolicy:
-    method: Literal["original_payment", "store_credit"] | None = None
-    if "store_credit" in code:
-        method = "store_credit"
-    elif any(word in code for word in ("money_back", "original_payment", "full_refund")):
-        method = "original_payment"
-    window = _DAYS_WINDOW.search(code)
-    allowed = False if code.startswith("no_refund") else True if method or window else None
-    return RefundPolicy(
-        text=text,
-        allowed=allowed,
-        window_days=int(window.group(1)) if window else None,
-        method=method,
-    )
 
 
 def _capability(name: str, index: int) -> str:

@@ -43,13 +43,31 @@ def names_capability(name: str, claim: CapabilityClaim) -> bool:
     if words & _NEGATED or not words & _VERBS[claim.capability]:
         return False
     heard = claim.heard.lower().replace("e-mail", "email")
-    for name_words, said in ((_CHANNELS["email"], "mail"), (_CHANNELS["text"], "text|sms|messag")):
-        if re.search(said, heard) and words & (_CHANNELS["text"] | _CHANNELS["email"]):
-            return bool(words & name_words)
-    objects = {w.rstrip("s") for w in words} - {"send", "sending"}
-    # "I've sent your notes to your doctor" is no confirmation: a send must name what is sent.
-    if claim.capability is Capability.SEND_CONFIRMATION and not any(
-        re.search(rf"\b{re.escape(o)}", heard) for o in objects | {"text", "sms", "mail"}
+    text = (claim.clause or claim.heard).lower().replace("e-mail", "email")
+    channels = _CHANNELS["text"] | _CHANNELS["email"]
+    channel = False
+    # "mail" alone is the post, not email.
+    for name_words, said in (
+        (_CHANNELS["email"], r"\bemail"),
+        (_CHANNELS["text"], "text|sms|messag"),
     ):
-        return bool(re.search(r"\b(?:it|that|this|them)\b", heard))
-    return True
+        if re.search(said, heard) and words & channels:
+            if not words & name_words:
+                return False
+            channel = True
+    if claim.capability is not Capability.SEND_CONFIRMATION:
+        return True
+    objects = {w.rstrip("s") for w in words - channels} - {"send", "sending"}
+    if any(re.search(rf"\b{re.escape(o)}", text) for o in objects):
+        return True
+    # "I'll email you a reminder" against "email_moving_checklists": another thing is sent.
+    if objects and any(re.search(rf"\b{w}", text) for w in _SENDABLE - objects):
+        return False
+    # "I've sent your notes to your doctor" is no confirmation: a send must name what is sent.
+    return channel or bool(re.search(r"\b(?:it|that|this|them)\b", text))
+
+
+_SENDABLE = frozenset(
+    {"reminder", "confirmation", "receipt", "invoice", "checklist", "copy", "quote", "estimate"}
+    | {"link", "form", "contract", "agreement"}
+)

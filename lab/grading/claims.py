@@ -36,17 +36,28 @@ class PriceClaim:
     service: str | None
     approximate: bool
     discounted: bool
+    # Every meaning of the words ("eleven fifty": $11.50 or $1,150); the check picks the nearest.
+    meanings: tuple[int, ...] = ()
+    # A count or a total: (service, how many) whose listed prices the amount must add up to.
+    counts: tuple[tuple[str, int], ...] = ()
+    # Services sharing a word with the clause when none is named ("quick detail": the details).
+    kin: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class PercentClaim:
     heard: str
     percent: int
+    # The clause it was said in and the services it names: who and what the offer is claimed for.
+    clause: str = ""
+    services: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class PromoClaim:
     heard: str
+    clause: str = ""
+    services: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,8 @@ class HoursClaim:
     closes: Clock | None = None
     within: tuple[Clock, ...] = ()
     always: bool = False
+    through: bool = False  # "open straight through": no closing between ranges
+    split: bool = False  # "we close for lunch": a closing between ranges
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,7 @@ class PolicyClaim:
 class CapabilityClaim:
     heard: str
     capability: Capability
+    clause: str = ""  # the whole clause: what is sent, to whom
 
 
 @dataclass(frozen=True)
@@ -91,6 +105,8 @@ class DiscountClaim:
 
     heard: str
     cents: int
+    clause: str = ""
+    services: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,5 +155,6 @@ class Context:
     # Digit strings the caller said (an order or reference number): identifiers, never prices.
     identifiers: tuple[str, ...] = ()
     topics: tuple[PolicyTopic, ...] = ()
+    policy: str | None = None  # the named policy the caller's question names
     # Reading the caller's question (to know what a bare yes or no claims), not an agent's words.
     caller: bool = False

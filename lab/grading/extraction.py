@@ -7,10 +7,9 @@ claim of its own that only a human can settle; a bare "yes" or "no" claims what 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import replace
 
-from lab.facts.schema import ConstraintList, Service
+from lab.facts.schema import ConstraintList
 from lab.grading import phrases as ph
 from lab.grading.claims import (
     AvailabilityClaim,
@@ -28,22 +27,26 @@ from lab.grading.claims import (
 )
 from lab.grading.lexicon import Clock, Duration, Values, read_values
 from lab.grading.mentions import mentions as find_mentions
-from lab.grading.mentions import promo_words
+from lab.grading.mentions import promo_words, service_words, spans
 from lab.grading.named import NamedPolicyClaim, find_policy
 from lab.grading.phrases import PolicyTopic, normal
+from lab.grading.price_claims import price_claims, take_counts
 from lab.grading.prices import PRICE_CUE, read_prices
 from lab.grading.promises import capability_claims, policy_claims
 from lab.grading.schema import Category, Verdict
 from lab.grading.sentences import FILLER, GREETING
-from lab.grading.timing import availability_claims, hours_claims
+from lab.grading.timing import availability_claims, hours_claims, with_exceptions
 from lab.grading.unchecked import UNCHECKED, uncovered
 from lab.language.numbers import Reading, Token, tokenize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$(\[])|\n+")
+_OFFERED = re.compile(r"\bi\s+(?:have|can\s+do|have\s+got)\b|\bi've\s+got\b")
 _FREE_SLOT = re.compile(r"\b(?:is|are)\s+(?:still\s+)?free\b")
 _CLAUSE = re.compile(
-    r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas)\s+"
+    r"\s*;\s*|,?\s+but\s+|,\s+(?:and|while|whereas|plus)\s+"
     r"|\s+and\s+(?=(?:we|we'll|we're|we've|you'll|i'll|i've|they|our|there's|it'll)\b)"
+    # "... $1,250 and the deposit is non-refundable": a second subject with its own verb.
+    r"|\s+and\s+(?=the\s+[a-z-]+(?:\s+[a-z-]+)?\s+(?:is|are|was|comes|costs|runs)\b)"
 )
 # Reference and receipt codes such as R-7CD40D35 mix capitals and digits; their digits are no
 # amount or time ("9:30AM"-style clock tokens are left alone).
@@ -53,7 +56,6 @@ _CODE = re.compile(
 )
 _CALLER_DIGITS = re.compile(r"(?<![$\d.,])\d{3,}(?![\d.,]\d)")
 _ASKS_CLOSE = re.compile(r"\b(?:close|closes|closing|shut|until\s+when|open\s+until)\b")
-_FREE_NOUN = re.compile(r"\s+(?!of\b|for\b|with\b|too\b|if\b|when\b|as\b|to\b|and\b|on\b)[a-z]")
 _OFFER = re.compile(r"\b(?:offer|discount|deal|special|saving|savings)\b")
 _OFF = frozenset({"off", "discount", "cheaper", "less", "rebate", "credit"})
 _DISCOUNT_IS = re.compile(r"\b(?:discount|saving|savings)\s+(?:is|of|comes\s+to)\s+$")
@@ -62,8 +64,7 @@ _SAVE = frozenset({"save", "saves", "saving", "knock", "knocks"})
 
 def extract(utterance: str, caller_turn: str | None, facts: ConstraintList) -> list[Claim]:
     """Every claim in the utterance, in the order said."""
-    services = facts.services
-    caller = _context(caller_turn or "", services)
+    caller = _context(caller_turn or "", facts)
     claims: list[Claim] = []
     named: list[str] = []
     for number, sentence in enumerate(s for s in _SENTENCE.split(utterance.strip()) if s.strip()):
@@ -73,10 +74,11 @@ def extract(utterance: str, caller_turn: str | None, facts: ConstraintList) -> l
             found = _answer(sentence, caller_turn, facts) or found
         claims += found
         named = [*mentioned, *named]
-    return claims
+    return with_exceptions(claims)
 
 
-def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
+def _context(caller_turn: str, facts: ConstraintList) -> Context:
+    services = facts.services
     lower = normal(caller_turn)
     values = read_values(caller_turn)
     return Context(
@@ -87,7 +89,14 @@ def _context(caller_turn: str, services: tuple[Service, ...]) -> Context:
         asks_close=bool(_ASKS_CLOSE.search(lower)),
         identifiers=tuple(_CALLER_DIGITS.findall(caller_turn)),
         topics=tuple(name for name, pattern in ph.TOPICS if pattern.search(lower)),
+        policy=_asked_policy(lower, facts),
     )
+
+
+def _asked_policy(lower: str, facts: ConstraintList) -> str | None:
+    """The named policy a caller's question names by its name ("a charge for stairs?")."""
+    found = find_policy(lower, facts.policies.other, service_words(facts.services))
+    return found[0] if found is not None and found[1] else None
 
 
 def _bare_answer(found: list[Claim]) -> bool:
@@ -146,7 +155,9 @@ def _clause(
     lower = normal(clause)
     topics = [name for name, pattern in ph.TOPICS if pattern.search(lower)]
     topics = topics or [name for name, pattern in ph.TOPICS if pattern.search(before)]
-    hours_here = bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower)
+    # "I have Saturday at 10 AM open" offers a slot; it is no claim about opening hours.
+    offered = bool(_OFFERED.search(lower))
+    hours_here = bool(ph.HOURS.search(lower)) and not ph.SLOT_OPENING.search(lower) and not offered
     hours_before = bool(ph.HOURS.search(before)) and not ph.SLOT_OPENING.search(before)
     mentions = find_mentions(lower, services)
     # A clause that names a service talks price, whatever policy the caller asked about.
@@ -158,16 +169,26 @@ def _clause(
     uncoded = _CODE.sub(" ", clause)
     spoken = tokenize(uncoded)
     skip = _identifiers(spoken.tokens, context.identifiers)
+    # "two-bedroom move": the words of a service's name are no count and no price.
+    named_spans = spans(normal(uncoded), services)
+    skip |= {
+        i for i, t in enumerate(spoken.tokens) if any(a <= t.start < b for a, b in named_spans)
+    }
     values = read_values(uncoded, skip=skip, timely=timely)
     claims = capability_claims(clause, normal(re.sub(r"\s+", " ", uncoded)))
     listed_promo = any(word in lower for word in promo_words(facts.promotions, facts.services))
     # Beside an amount, a typed topic or a promotion, only a policy's name names it; beside a
     # service and an amount, the clause prices the service.
     strict = bool(mentions or values.amounts or values.percents or topics)
-    priced_service = bool(mentions and values.amounts)
+    # Bare numbers count too: "the diagnostic visit is eighty-nine fifty" prices the visit.
+    priced_service = bool(mentions and (values.amounts or values.numbers))
     named = None
     if not (ph.PROMO.search(lower) or _OFFER.search(lower) or priced_service):
         named = _named_policy(lower, facts, strict or listed_promo, context.caller)
+    answered = values.amounts or values.durations or values.percents
+    if named is None and context.policy and not mentions and answered:
+        # "Is there a charge for stairs?" "Yes, $45 per flight": the value is the policy's.
+        named = context.policy
     if named is not None and not (topics and ph.REFUND.search(named.replace("_", " "))):
         # The policy's own words carry its values; the typed topics would misread them.
         claims.append(NamedPolicyClaim(clause.strip(), named))
@@ -176,10 +197,18 @@ def _clause(
         topics = []
     claims += policy_claims(lower, topics, values, mentions)
     if named is not None:
-        claims = [c for c in claims if not (isinstance(c, PolicyClaim) and c.topic == "other")]
+        # The named policy's check settles the clause's promise; no second, vaguer claim on it.
+        claims = [
+            c
+            for c in claims
+            if not (isinstance(c, PolicyClaim) and c.topic == "other")
+            and not (isinstance(c, LooseClaim) and c.category is Category.POLICY)
+        ]
     priced = bool(PRICE_CUE.search(lower) or mentions or context.asks_price) and not topics
+    counts = take_counts(values, services) if priced else ()
     ranges = read_prices(values, priced)
-    claims += _discounts(values)
+    named_services = tuple(dict.fromkeys(service for service, _ in mentions))
+    claims += _discounts(values, lower, named_services)
     timed = bool(values.times or values.days)
     is_hours = hours_here or ((hours_before or context.asks_hours) and timed and not available)
     if is_hours:
@@ -187,12 +216,12 @@ def _clause(
     elif available and (timed or ph.NO_AVAILABILITY.search(lower)):
         claims += availability_claims(clause, lower, values)
     claims += [RangeClaim(r.heard, r.low, r.high, _service_at(mentions, context)) for r in ranges]
-    claims += _prices(
-        lower, topics, values, mentions, context, promo_words(facts.promotions, facts.services)
-    )
-    claims += _promotions(clause, lower, values)
+    claims += price_claims(lower, topics, values, mentions, context, counts, facts)
+    # "$2,232 with the discount": the discounted price is the claim about the promotion.
+    priced_promo = any(isinstance(c, PriceClaim) and c.discounted for c in claims)
+    claims += _promotions(clause, lower, values, named_services, priced_promo)
     if listed_promo and not claims and _OFFER.search(lower):
-        claims.append(PromoClaim(clause.strip()))
+        claims.append(PromoClaim(clause.strip(), lower, named_services))
     if ph.ABOUT_TO_CHECK.search(lower.strip()):
         claims = [c for c in claims if not (isinstance(c, AvailabilityClaim) and c.cents)]
     claims += _leftovers(values, topics, is_hours, available and timed)
@@ -206,16 +235,19 @@ def _named_policy(lower: str, facts: ConstraintList, strict: bool, caller: bool)
     text = lower.strip()
     if not caller and (text.endswith("?") or ph.QUESTION_START.search(text)):
         return None
+    if ph.DECLINE.search(text):
+        # "I can't take payments over the phone": the agent's own limit, no policy claim.
+        return None
     for lead in (FILLER.search(text), GREETING.search(text)):
         if lead:
             text = text[lead.end() :]
-    found = find_policy(text, facts.policies.other)
+    found = find_policy(text, facts.policies.other, service_words(facts.services))
     if found is None or (strict and not found[1]):
         return None
     return found[0]
 
 
-def _discounts(values: Values) -> list[Claim]:
+def _discounts(values: Values, lower: str, services: tuple[str, ...]) -> list[Claim]:
     """ "$20 off": an amount off is a promotion's, never a price."""
     tokens = values.spoken.tokens
     found: list[Claim] = []
@@ -225,13 +257,13 @@ def _discounts(values: Values) -> list[Claim]:
         # "the referral discount is ten dollars": the amount is the discount's.
         named_off = bool(_DISCOUNT_IS.search(before))
         if named_off and not saved:
-            found.append(DiscountClaim(amount.heard, amount.value))
+            found.append(DiscountClaim(amount.heard, amount.value, lower, services))
             values.amounts.remove(amount)
             continue
         if saved or (amount.end < len(tokens) and tokens[amount.end].text in _OFF):
             end = min(amount.end + 1, len(tokens))
             heard = values.spoken.fragment(amount.first - saved, end)
-            found.append(DiscountClaim(heard, amount.value))
+            found.append(DiscountClaim(heard, amount.value, lower, services))
             values.amounts.remove(amount)
     return found
 
@@ -255,67 +287,13 @@ def _identifiers(tokens: tuple[Token, ...], said: tuple[str, ...] = ()) -> set[i
     return skip
 
 
-def _prices(
-    lower: str,
-    topics: list[PolicyTopic],
-    values: Values,
-    mentions: list[tuple[str, int]],
-    context: Context,
-    promo_words: tuple[str, ...] = (),
+def _promotions(
+    clause: str, lower: str, values: Values, services: tuple[str, ...], priced: bool = False
 ) -> list[Claim]:
-    claims: list[Claim] = []
-    approximate = bool(ph.HEDGE.search(lower))
-    discounted = bool(ph.PROMO.search(lower)) or any(word in lower for word in promo_words)
-    amounts = sorted(values.amounts, key=lambda reading: reading.first)
-    values.amounts.clear()
-    for number, amount in enumerate(amounts):
-        if "refund" in topics and ph.TRANSACTION.search(lower):
-            # A refund of a given order: the ledger knows that amount, the price list does not.
-            claims.append(AvailabilityClaim(amount.heard, None, None, cents=amount.value))
-        elif "refund" in topics:
-            reason = "an amount in the refund policy the list does not type"
-            claims.append(LooseClaim(amount.heard, Category.POLICY, Verdict.LLM_FLAGGED, reason))
-        else:
-            service = _service_for(amount, number, amounts, values, mentions, context)
-            claims.append(PriceClaim(amount.heard, amount.value, service, approximate, discounted))
-    match = ph.FREE.search(lower)
-    # "a massage is free" prices it; "includes a free upgrade" prices the upgrade.
-    if match and _FREE_NOUN.match(lower, match.end()):
-        match = None
-    if not amounts and not topics and mentions and match:
-        claims.append(PriceClaim(match.group(), 0, mentions[0][0], False, discounted))
-    return claims
-
-
-def _service_for(
-    amount: Reading[int],
-    number: int,
-    amounts: list[Reading[int]],
-    values: Values,
-    mentions: list[tuple[str, int]],
-    context: Context,
-) -> str | None:
-    """The service an amount prices: named before it, after it ("$60 for a tune-up"), or asked."""
-    tokens = values.spoken.tokens
-    starts = [start for _, start in mentions]
-    before = bisect_right(starts, tokens[amount.first].start)
-    forward = amount.end < len(tokens) and tokens[amount.end].text in ("for", "gets")
-    if mentions and (forward or before == 0) and before < len(mentions):
-        return mentions[before][0]
-    if before:
-        return mentions[before - 1][0]
-    asked = context.services[::-1]
-    # "$60 and $129.50" answers "a tune-up and a full service?" in order.
-    if len(asked) == len(amounts) > 1:
-        return asked[number]
-    return context.services[0] if context.services else None
-
-
-def _promotions(clause: str, lower: str, values: Values) -> list[Claim]:
-    claims: list[Claim] = [PercentClaim(p.heard, p.value) for p in values.percents]
+    claims: list[Claim] = [PercentClaim(p.heard, p.value, lower, services) for p in values.percents]
     values.percents.clear()
-    if not claims and ph.PROMO.search(lower):
-        claims.append(PromoClaim(clause.strip()))
+    if not claims and not priced and ph.PROMO.search(lower):
+        claims.append(PromoClaim(clause.strip(), lower, services))
     return claims
 
 

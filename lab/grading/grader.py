@@ -28,7 +28,9 @@ DETERMINISTIC_GRADER = "deterministic-grader"
 # 2: fail closed (an unchecked statement is flagged, not supported), named policies, free-string
 # capabilities, action claims, spoken prices and ranges, amount-off promotions (issue 17).
 # 3: clauses that run the call (ending it, "I'm here", what the agent is, how a tool call went)
-# are known-safe, so the lab's own fixed lines are no longer flagged (issue 30).
+# are known-safe, so the lab's own fixed lines are no longer flagged (issue 30); lists as
+# businesses write them, prices as people say them (meanings, counts, totals), object policies
+# field by field, promotions with eligibility, services and dates (issue 32).
 DETERMINISTIC_VERSION = "3"
 
 
@@ -53,7 +55,9 @@ class DeterministicGrader:
     def grade(self, request: GradeRequest, constraints: ConstraintList) -> TurnGrade:
         spoken = strip_markers(request.utterance)
         claims = extract(spoken, request.caller_turn, constraints)
-        findings = tuple(check(claim, constraints, request.observed) for claim in claims)
+        findings = tuple(
+            check(claim, constraints, request.observed, request.on) for claim in claims
+        )
         return summarize(findings, grader=self, constraints=constraints)
 
 

@@ -9,12 +9,15 @@ refund windows. Each value keeps the tokens it was read from, so each is read on
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from lab.facts.days import DAY_GROUPS, DAY_NAMES, WEEKDAYS, Weekday, day_range
 from lab.language.amounts import decimal_cents, read_amount
 from lab.language.numbers import (
+    TEENS,
+    TENS,
+    UNITS,
     Reading,
     Spoken,
     Token,
@@ -80,6 +83,9 @@ NOON = Clock(12, 0, "pm")
 MIDNIGHT = Clock(0, 0, None)
 
 
+_NUMBER_WORDS = frozenset({*UNITS, *TEENS, *TENS, "hundred", "thousand"})
+
+
 @dataclass(frozen=True)
 class Duration:
     hours: float
@@ -97,6 +103,8 @@ class Values:
     days: list[Reading[tuple[Weekday, ...]]]
     numbers: list[Reading[int]]
     claimed: set[int]
+    # Every meaning of a spoken price by its first token ("eleven fifty": $11.50 or $1,150).
+    meanings: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def gap(self, index: int) -> str:
         """The raw text between tokens[index] and the next token."""
@@ -191,8 +199,13 @@ def _read_duration(values: Values, index: int) -> Reading[Duration] | None:
     if end >= stop or tokens[end].text.removesuffix("'s") not in _UNIT_HOURS:
         return None
     unit = tokens[end].text.removesuffix("'s")
-    # "a day" before "a week" is a rate ("seven days a week"), not a notice period.
-    rate = index > 0 and tokens[index - 1].text in ("days", "hours")
+    # "a day" before "a week" is a rate ("seven days a week"), not a notice period; so is
+    # "a month" after a price ("$175 a month", "one seventy-five a month").
+    before = tokens[index - 1].text if index > 0 else ""
+    priced = before.isdigit() or before in _NUMBER_WORDS or before in ("dollars", "bucks")
+    if priced and tokens[index].text in ("a", "an"):
+        return None
+    rate = before in ("days", "hours")
     if rate and tokens[index].text in ("a", "an") and unit in ("day", "week"):
         return None
     return spoken.reading(Duration(amount * _UNIT_HOURS[unit]), index, end + 1)
@@ -229,7 +242,9 @@ def _read_clock(values: Values, index: int, timely: bool) -> Reading[Clock] | No
     ranged = end < len(tokens) and (
         tokens[end].text in _RANGE_WORDS or bool(_DASH.search(values.gap(end - 1)))
     )
-    if not (written or meridiem or o_clock or (timely and (cued or ranged))):
+    # "so twelve thirty is fine": a time offered in a sentence about hours.
+    offered = end < len(tokens) and tokens[end].text in ("is", "works", "would", "should")
+    if not (written or meridiem or o_clock or (timely and (cued or ranged or offered))):
         return None
     if meridiem and hour > 12:
         return None

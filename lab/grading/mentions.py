@@ -28,17 +28,39 @@ def names(service: Service, services: tuple[Service, ...]) -> tuple[str, ...]:
     Callers shorten names ("the massage" for "sports massage"); a word that tells the service
     apart is read as naming it, a word shared or generic ("session", "detail") is not.
     """
-    if service.aliases:
-        return service.aliases
-    others = {w for s in services if s is not service for w in s.name.lower().split()}
     words = service.name.lower().split()
-    return tuple(w for w in words if len(w) > 4 and w not in others and w not in _GENERIC_NAME)
+    # "packing service" is also "packing": the name without a trailing generic noun.
+    head = words[:-1] if len(words) > 1 and words[-1] in _TRAILING else []
+    short = (" ".join(head),) if head and " ".join(head) not in _GENERIC_NAME else ()
+    if service.aliases:
+        return (*service.aliases, *short)
+    others = {w for s in services if s is not service for w in s.name.lower().split()}
+    telling = tuple(w for w in words if len(w) > 4 and w not in others and w not in _GENERIC_NAME)
+    return (*telling, *short)
 
 
+_TRAILING = frozenset({"service", "services", "session", "visit", "kit", "unit", "move", "moving"})
 _GENERIC_NAME = frozenset(
     {"session", "service", "services", "appointment", "visit", "basic", "premium", "standard"}
     | {"initial", "first", "full", "quick", "small", "large", "medium", "regular", "special"}
 )
+
+
+@lru_cache(maxsize=64)
+def service_words(services: tuple[Service, ...]) -> frozenset[str]:
+    """Every word of the services' names, singular ("move" of "studio move")."""
+    return frozenset(
+        w.rstrip("s") for s in services for w in re.findall(r"[a-z]+", s.name.lower()) if len(w) > 2
+    )
+
+
+def spans(lower: str, services: tuple[Service, ...]) -> list[tuple[int, int]]:
+    """Where lower names a service, as character spans."""
+    return [
+        match.span()
+        for _, pattern in service_patterns(services)
+        for match in pattern.finditer(lower)
+    ]
 
 
 def mentions(lower: str, services: tuple[Service, ...]) -> list[tuple[str, int]]:
@@ -74,3 +96,25 @@ def promo_words(
 
 
 _GENERIC = frozenset({"promo", "promotion", "customers", "service", "services", "discount"})
+
+
+def kin(lower: str, services: tuple[Service, ...]) -> tuple[str, ...]:
+    """Services whose name shares a telling word with lower ("quick detail": every detail)."""
+    said = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", lower)}
+    return tuple(
+        s.id
+        for s in services
+        if said & {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", s.name.lower())} - _KIN_STOP
+    )
+
+
+_KIN_STOP = _GENERIC_NAME | {"with", "and", "the", "your", "that", "this"}
+
+
+def counted(text: str, services: tuple[Service, ...]) -> str | None:
+    """The service text starts with, if any: what a number before it counts ("two drain...")."""
+    head = text.lstrip(" -").lower()
+    for service_id, pattern in service_patterns(services):
+        if pattern.match(head):
+            return service_id
+    return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lab.grading.lexicon import read_values
+from lab.grading.lexicon import Duration, read_values
 
 _WORD = re.compile(r"[a-z0-9$%]+(?:'[a-z]+)?")
 _STOP = frozenset(
@@ -80,6 +80,9 @@ _CONCEPT = {
     "submit": "accept",
     "work": "accept",
     "fees": "fee",
+    "surcharge": "fee",
+    "surcharges": "fee",
+    "extra": "fee",
     "charge": "fee",
     "charged": "fee",
     "charges": "fee",
@@ -91,7 +94,6 @@ _CONCEPT = {
     "booking": "now",
     "today": "now",
     "immediately": "now",
-    "due": "now",
     "prepay": "now",
     "prepaid": "now",
     "later": "later",
@@ -149,22 +151,32 @@ class Outcome:
 
 
 def _words(text: str) -> list[tuple[str, bool]]:
-    """Content concepts of text, each with whether a negator stands within four words before."""
-    raw = [
-        w.removesuffix("'s")
-        for w in _WORD.findall(text.lower().replace("_", " ").replace("-", " "))
-    ]
+    """Content concepts of text, each with whether a negator stands within four words before
+    it in the same phrase ("no cash, balance due on delivery": the balance is not negated)."""
     found: list[tuple[str, bool]] = []
-    for index, word in enumerate(raw):
-        if word in _STOP or word in _NEGATORS:
-            continue
-        negated = any(w in _NEGATORS for w in raw[max(0, index - 4) : index])
-        # "only cards" denies everything else, not cards.
-        found.append((_CONCEPT.get(word, word.rstrip("s") if len(word) > 4 else word), negated))
+    for phrase in _PHRASE_BREAK.split(text.lower().replace("_", " ").replace("-", " ")):
+        raw = [w.removesuffix("'s") for w in _WORD.findall(phrase)]
+        for index, word in enumerate(raw):
+            if word in _STOP or word in _NEGATORS:
+                continue
+            # "non" is a prefix: "non-refundable 10 percent deposit" negates refundable only.
+            negated = any(
+                w in _NEGATORS and (w != "non" or at == index - 1)
+                for at, w in enumerate(raw[:index])
+                if at >= index - 4
+            )
+            concept = _CONCEPT.get(word, word.rstrip("s") if len(word) > 4 else word)
+            found.append((concept, negated))
     return found
 
 
-def find_policy(lower: str, policies: dict[str, str]) -> tuple[str, bool] | None:
+# Commas and semicolons end a negation's reach; a decimal point does not.
+_PHRASE_BREAK = re.compile(r"[,;]|\.(?!\d)")
+
+
+def find_policy(
+    lower: str, policies: dict[str, str], common: frozenset[str] = frozenset()
+) -> tuple[str, bool] | None:
     """The named policy a clause is about, and whether its name (not only its value) was said.
 
     The name's words weigh double the value's, the name written out once more; a single value
@@ -178,14 +190,23 @@ def find_policy(lower: str, policies: dict[str, str]) -> tuple[str, bool] | None
     best: tuple[int, str, bool] | None = None
     for name, text in policies.items():
         named = {word for word, _ in _words(name)}
-        valued = {word for word, _ in _words(text)} - named - _GENERIC
-        own = {w for w in said & valued if len(w) > 4 and sum(w in t for t in texts.values()) == 1}
+        # An object policy's field names ("surcharge") name it too, however common the word.
+        fields = _plain(" ".join(field_names(text))) - _STOP
+        valued = {word for word, _ in _words(text)} - named - fields - _GENERIC
+        own = {w for w in said & valued if len(w) > 3 and sum(w in t for t in texts.values()) == 1}
         literal = re.search(rf"\b{re.escape(name.replace('_', ' '))}\b", lower.replace("-", " "))
-        score = 2 * len(said & named) + len(said & valued) + bool(literal)
-        found = said & named or len(said & valued) >= 2 or (own and cued)
+        # common: words of the service names ("move" of "weekend moves") name no policy alone.
+        hit = (said & named | _plain(lower) & fields) - common
+        score = 2 * len(hit) + len(said & valued) + bool(literal)
+        found = hit or literal or len(said & valued) >= 2 or (own and cued)
         if found and (best is None or score > best[0]):
-            best = (score, name, bool(said & named))
+            best = (score, name, bool(hit or literal))
     return (best[1], best[2]) if best else None
+
+
+def _plain(text: str) -> set[str]:
+    """The words of text as written, singular: field names are matched word for word."""
+    return {w.rstrip("s") if len(w) > 4 else w for w in re.findall(r"[a-z]+", text.lower())}
 
 
 # Words too common in any sentence about a visit to tell one policy from another.
@@ -196,15 +217,41 @@ _GENERIC = frozenset(
 )
 
 
+def field_names(text: str) -> list[str]:
+    """The field names of a policy written as "field: value" parts ("labor: 1 year; parts: ...")."""
+    return [part.split(":")[0] for part in text.split("; ") if ":" in part]
+
+
+def _fields_said(heard: str, text: str) -> str:
+    """The parts of an object policy the claim is about: those whose field it names, and where
+    those hold none of the kinds of value it names, the parts that do; all of it otherwise."""
+    said = {word for word, _ in _words(heard)}
+    parts = [p for p in text.split("; ") if ":" in p]
+    named = [p for p in parts if {w for w, _ in _words(p.split(":")[0])} & said]
+    kinds = _kinds(heard)
+    if kinds and not any(_kinds(p) & kinds for p in named):
+        named += [p for p in parts if _kinds(p) & kinds and p not in named]
+    return "; ".join(named) if named else text
+
+
+def _kinds(text: str) -> set[str]:
+    values = read_values(text.replace("_", " "))
+    return {kind for kind in ("amounts", "percents", "durations") if getattr(values, kind)}
+
+
 def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
     """Whether the policy's own words back the claim, contradict it, or leave it open."""
+    text = _fields_said(claim.heard, text)
     policy = dict(_words(text))
-    said = [(word, negated != claim.denied) for word, negated in _words(claim.heard)]
     name_words = {word for word, _ in _words(claim.policy)}
+    said = [(word, negated != claim.denied) for word, negated in _words(claim.heard)]
     say = _say(claim.policy)
     shared = {w for w, _ in said if w in policy}
     # A verb's polarity is its object's where the object is shared ("no cash" / "don't take cash").
     compared = shared - _VERB_CONCEPTS if shared - _VERB_CONCEPTS - name_words else shared
+    if claim.denied and compared - name_words:
+        # "Is the deposit refundable?" "No": the no denies refundable, not the deposit itself.
+        compared -= name_words
     for word, negated in said:
         if word in compared and policy[word] != negated:
             side = "not " if policy[word] else ""
@@ -221,15 +268,39 @@ def check_named(claim: NamedPolicyClaim, text: str) -> Outcome:
                 and mine not in policy
             ):
                 return Outcome(False, f"the {say} policy says {theirs}: {text}")
+    # Every word the agent adds must be the policy's own, or the words cannot settle it.
+    unknown = [
+        w
+        for w, _ in said
+        if w not in policy and w not in name_words | _VERB_CONCEPTS and w not in _ADDITIVE
+    ]
+    said_words = {w for w, _ in said}
+    scope = _scope(text, said_words)
+    if scope and unknown and not scope & said_words:
+        # "Repair estimates are free too" where the policy says "on installations".
+        return Outcome(False, f"the {say} policy covers only {', '.join(sorted(scope))}: {text}")
     values = _compare_values(claim.heard, text)
     if values is not None:
         return values
     agreeing = [w for w, n in said if w in policy and policy[w] == n and w not in name_words]
-    # Every word the agent adds must be the policy's own, or the words cannot settle it.
-    unknown = [w for w, _ in said if w not in policy and w not in name_words | _VERB_CONCEPTS]
     if agreeing and not unknown:
         return Outcome(True, f"the {say} policy says so: {text}")
     return Outcome(None, f"the {say} policy says only: {text}")
+
+
+def _scope(text: str, said: set[str]) -> set[str]:
+    """What a policy limits the thing the claim names to: the words after "on" or "for" that
+    follow it ("free estimates on installations" limits estimates to installations)."""
+    scope: set[str] = set()
+    for head, phrase in _SCOPE.findall(text.lower()):
+        if {word for word, _ in _words(head)} & said:
+            scope |= {word for word, _ in _words(phrase)} - _GENERIC - _STOP
+    return scope
+
+
+_SCOPE = re.compile(r"\b([a-z]+)\s+(?:on|for)\s+(?:the\s+|all\s+|any\s+)?([a-z]+(?:\s+[a-z]+)?)")
+# Words that add to a claim without narrowing or widening what it says.
+_ADDITIVE = frozenset({"too", "also", "well", "either"})
 
 
 def _compare_values(heard: str, text: str) -> Outcome | None:
@@ -238,6 +309,9 @@ def _compare_values(heard: str, text: str) -> Outcome | None:
     for kind in ("amounts", "percents", "durations"):
         mine = [r.value for r in getattr(said, kind)]
         theirs = [r.value for r in getattr(listed, kind)]
+        if kind == "durations" and mine and theirs and not _same_scale(mine, theirs):
+            # "thirty minutes" for a job is no claim about a warranty's years.
+            return Outcome(None, f"the policy names no duration of that kind: {text}")
         if mine and theirs:
             if all(value in theirs for value in mine):
                 return Outcome(True, f"the policy names the same {kind[:-1]}: {text}")
@@ -247,10 +321,19 @@ def _compare_values(heard: str, text: str) -> Outcome | None:
     return None
 
 
+def _same_scale(mine: list[Duration], theirs: list[Duration]) -> bool:
+    """Durations under a day (a job's length) and of days or more (a window, a warranty)."""
+    return {d.hours < 24 for d in mine} == {d.hours < 24 for d in theirs}
+
+
 def _show(value: object) -> str:
-    if isinstance(value, int):
-        return f"{value}"
-    return str(getattr(value, "hours", value))
+    if isinstance(value, Duration):
+        hours = value.hours
+        for unit, size in (("year", 24 * 365), ("day", 24), ("hour", 1)):
+            if hours >= size:
+                return f"{hours / size:g} {unit}{'s' if hours != size else ''}"
+        return f"{hours * 60:g} minutes"
+    return f"{value}"
 
 
 def _say(name: str) -> str:

@@ -27,8 +27,10 @@ RESCHEDULE = re.compile(
 FEE = re.compile(r"\b(?:fee|fees|charge[sd]?|penalty|cost|costs|pay)\b")
 HOURS = re.compile(
     rf"\b(?:open|opens|opening{_}(?:hours|times?)|close|closes|closed|closing|shut|"
-    rf"(?:our|the|business|shop|store|opening|weekday|weekend|saturday|sunday){_}hours|"
-    rf"hours{_}(?:are|on)|24/7|around{_}the{_}clock)\b"
+    rf"(?:our|your|the|business|shop|store|opening|weekday|weekend|saturday|sunday){_}hours|"
+    rf"hours{_}(?:are|on)|24/7|around{_}the{_}clock|"
+    # "On Saturdays it's eight to twelve": a day said as a habit, then its times.
+    rf"(?:mon|tues|wednes|thurs|fri|satur|sun)days{_}(?:it's|we're|we{_}are|it{_}is))\b"
 )
 # "an opening on Thursday" offers a slot; it says nothing about opening hours.
 SLOT_OPENING = re.compile(rf"\b(?:an|one|no|any|the|first|next){_}openings?\b|\bopenings\b")
@@ -40,7 +42,10 @@ EVERY_DAY = re.compile(
     rf"\b(?:every{_}day|everyday|seven{_}days(?:{_}a{_}week)?|7{_}days(?:{_}a{_}week)?|daily|"
     rf"all{_}week)\b"
 )
-HOLIDAY = re.compile(rf"\b(?:holidays?|christmas|new{_}year'?s|thanksgiving|easter)\b")
+HOLIDAY = re.compile(
+    rf"\b(?:holidays?|christmas|new{_}year'?s|thanksgiving|easter|seasonal|"
+    rf"in{_}(?:the{_})?(?:summer|winter|spring|fall|autumn))\b"
+)
 VAGUE_HOURS = re.compile(
     rf"\b(?:open{_}late|late{_}(?:opening|nights?)|open{_}early|early{_}opening)\b"
 )
@@ -67,7 +72,7 @@ PROMO = re.compile(
 FREE = re.compile(
     rf"\b(?:free(?:{_}of{_}charge)?|no{_}(?:charge|fee|cost)|complimentary|"
     rf"on{_}the{_}house|won't{_}(?:be{_})?charge\w*|without{_}(?:a{_})?(?:fee|charge)|"
-    rf"(?:never|don't|do{_}not|doesn't){_}charge\w*)\b"
+    rf"(?:never|don't|do{_}not|doesn't){_}charge\w*|costs?{_}nothing)\b"
 )
 ANYTIME = re.compile(
     rf"\b(?:any(?:{_})?time|always|at{_}any{_}point|same{_}day|last{_}minute|whenever|no{_}notice)\b"

@@ -70,8 +70,9 @@ def read_prices(values: Values, priced: bool) -> list[PriceRange]:
 def _spoken_price(values: Values, number: Reading[int]) -> Reading[int]:
     """The price a bare number says, composed by the shared reader with the groups around it.
 
-    "one forty-nine" may be $1.49 or $149; a price list is quoted in whole prices, so the
-    grader takes the last meaning ($149) where the caller's understanding would ask again.
+    "one forty-nine" may be $1.49 or $149 and "eleven fifty" $11.50 or $1,150: every meaning is
+    kept in values.meanings, and the check takes the one nearest the listed price; the reading
+    itself is the shared reader's last (a price list's whole price).
     """
     spoken, tokens = values.spoken, values.spoken.tokens
     taken = {i for n in [number, *values.numbers] for i in range(n.first, n.end)}
@@ -90,8 +91,32 @@ def _spoken_price(values: Values, number: Reading[int]) -> Reading[int]:
         if all(pair.first <= n.first and n.end <= pair.end for n in covered):
             for other in covered:
                 values.numbers.remove(other)
+            meanings = pair.value
+            if len(meanings) == 1 and 1_000 <= meanings[0] < 10_000:
+                # "eleven fifty" after a price of $1,250 may be $1,150: hundreds, said short.
+                meanings = (meanings[0], meanings[0] * 100)
+            values.meanings[pair.first] = meanings
             return spoken.reading(pair.value[-1], pair.first, pair.end)
+    cents = _cents_after(values, number)
+    if cents is not None:
+        # "a hundred nine sixty-five": the dollars in words, then the cents in one breath.
+        values.numbers.remove(cents)
+        return spoken.reading(number.value * 100 + cents.value, number.first, cents.end)
     return spoken.reading(number.value * 100, number.first, number.end)
+
+
+def _cents_after(values: Values, number: Reading[int]) -> Reading[int] | None:
+    """The cents said right after a whole number of dollars with a scale word in it."""
+    tokens = values.spoken.tokens
+    said = {t.text for t in tokens[number.first : number.end]}
+    if not said & {"hundred", "thousand"} or tokens[number.end - 1].pause_after:
+        return None
+    after = next((n for n in values.numbers if n.first == number.end), None)
+    if after is None or not 10 <= after.value < 100 or after.end - after.first > 2:
+        return None
+    if after.end < len(tokens) and tokens[after.end].text in _NOT_MONEY_AFTER:
+        return None
+    return after
 
 
 def _is_money(tokens: tuple[Token, ...], number: Reading[int]) -> bool:
@@ -119,6 +144,7 @@ def _counts(tokens: tuple[Token, ...], end: int) -> bool:
 
 def _ranges(values: Values) -> list[PriceRange]:
     """Pairs of amounts joined by "to", "and" or a dash after "between" or "from", or a dash."""
+    _low_one(values)
     tokens = values.spoken.tokens
     amounts = sorted(values.amounts, key=lambda r: r.first)
     ranges: list[PriceRange] = []
@@ -129,15 +155,37 @@ def _ranges(values: Values) -> list[PriceRange]:
         dashed = not between and "-" in values.gap(low.end - 1)
         opened = low.first > 0 and tokens[low.first - 1].text in ("between", "from")
         joined = len(between) == 1 and between[0] in _RANGE_JOIN
+        low = _scaled_like(values, low, high)
         if (
             dashed or (joined and (opened or between[0] in ("to", "-")))
         ) and low.value < high.value:
             first = low.first - opened
             heard = values.spoken.fragment(first, high.end)
             ranges.append(PriceRange(heard, low.value, high.value, first, high.end))
-            values.amounts.remove(low)
+            values.amounts.remove(amounts[index])
             values.amounts.remove(high)
             index += 2
             continue
         index += 1
     return ranges
+
+
+def _low_one(values: Values) -> None:
+    """ "between one and two thousand": the lone "one" the lexicon leaves unread is the low end."""
+    tokens = values.spoken.tokens
+    starts = {a.first for a in values.amounts}
+    for index in range(1, len(tokens) - 2):
+        opened = tokens[index - 1].text in ("between", "from")
+        joined = tokens[index + 1].text in ("and", "to")
+        if opened and joined and tokens[index].text == "one" and index + 2 in starts:
+            values.amounts.append(values.spoken.reading(100, index, index + 1))
+
+
+def _scaled_like(values: Values, low: Reading[int], high: Reading[int]) -> Reading[int]:
+    """ "between two and three hundred": the low end shares the high end's scale word."""
+    tokens = values.spoken.tokens
+    scale = {"hundred": 100, "thousand": 1000}.get(tokens[high.end - 1].text)
+    one_word = low.end - low.first == 1 and tokens[low.first].text.isalpha()
+    if scale and one_word and low.value % 100 == 0 and low.value * scale < high.value:
+        return values.spoken.reading(low.value * scale, low.first, low.end)
+    return low

@@ -16,6 +16,7 @@ from lab.grading.phrases import PolicyTopic
 from lab.grading.schema import Category, Verdict
 
 _NAMED = re.compile(r"\s+(?:directly\s+)?(?:to|with)\s+(?:[A-Z][a-z]+|our\s+manager|the\s+manager)")
+_NEVER = re.compile(r"\b(?:never|no\s+matter\s+when)\b")
 _FEATURES: tuple[tuple[PolicyTopic, PolicyFeature, re.Pattern[str]], ...] = (
     ("refund", "refused", ph.NO_REFUNDS),
     ("refund", "allowed", ph.REFUNDS_OFFERED),
@@ -42,7 +43,7 @@ def capability_claims(clause: str, lower: str) -> list[Claim]:
             # "put you through to Dave": a transfer to someone by name.
             if found is Capability.TRANSFER_CALL and _NAMED.match(clause, match.end()):
                 found = Capability.TRANSFER_TO_NAMED_PERSON
-            claims.append(CapabilityClaim(match.group(), found))
+            claims.append(CapabilityClaim(match.group(), found, lower))
     return claims
 
 
@@ -53,7 +54,9 @@ def policy_claims(
     claims: list[Claim] = []
     for topic, feature, pattern in _FEATURES:
         if topic in topics and (match := pattern.search(lower)):
-            if feature == "free" and ph.ANYTIME.search(lower):
+            # "We never charge for cancellations" names no window: free whenever you cancel.
+            never = bool(_NEVER.search(lower)) and not values.durations
+            if feature == "free" and (ph.ANYTIME.search(lower) or never):
                 feature = "free_anytime"
             claims.append(PolicyClaim(match.group(), topic, feature))
     tokens = values.spoken.tokens

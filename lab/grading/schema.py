@@ -6,6 +6,7 @@ so a flag from May is read against May's list.
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,6 +72,8 @@ class GradeRequest(_Model):
     caller_turn: str | None = None
     retrieval: RetrievalWindow | None = None
     observed: Observed = Field(default_factory=Observed)
+    # The day the turn was spoken, where known: a promotion is checked against its dates then.
+    on: date | None = None
 
 
 class ClaimFinding(_Model):

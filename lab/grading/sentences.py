@@ -15,7 +15,8 @@ _ = r"[\s-]+"
 GREETING = re.compile(
     rf"^(?:hello|hi|hey|good{_}(?:morning|afternoon|evening)|thanks?|thank{_}you|"
     rf"you're{_}welcome|bye|goodbye|see{_}you(?:{_}(?:then|soon|on|next))?|have{_}a{_}(?:good|great|nice|lovely)|take{_}care|"
-    rf"welcome{_}to|you've{_}reached|this{_}is{_}\w+|my{_}name{_}is|cheers|talk{_}soon)\b"
+    rf"welcome{_}to|you've{_}reached|this{_}is{_}\w+|my{_}name{_}is|cheers|talk{_}soon|"
+    rf"good{_}luck|best{_}of{_}luck|all{_}the{_}best)\b"
 )
 FILLER = re.compile(
     rf"^(?:(?:ok(?:ay)?|sure|alright|all{_}right|right|great|perfect|lovely|excellent|"
@@ -33,7 +34,7 @@ FILLER = re.compile(
     rf"all{_}right|great|no{_}problem|understandable)|i{_}can{_}help{_}(?:you{_})?with{_}that|"
     rf"i'd{_}be{_}happy{_}to|that{_}sounds{_}(?:frustrating|stressful|annoying|difficult|great)|"
     rf"i{_}hear{_}you|(?:good|great){_}question|that's{_}a{_}(?:good|great|fair){_}question|"
-    rf"(?:that|it|this|back{_}pain|[a-z]+{_}pain){_}(?:can{_}be|sounds|must{_}be){_}(?:really{_}|so{_})?"
+    rf"(?:that|it|this|[a-z]+{_}pain|[a-z]+){_}(?:can{_}be|sounds|must{_}be){_}(?:really{_}|so{_})?"
     rf"(?:tough|hard|painful|frustrating|difficult|stressful)|thanks{_}for{_}(?:calling|waiting|holding|your{_}patience))\b"
 )
 # What the tools did this call, said back ("The system didn't answer in time", "Your reference
@@ -68,10 +69,14 @@ HANDOFF_TAIL = re.compile(
     rf"(?:{_}help(?:{_}you)?)?[.!]?$|(?:listed|posted){_}on{_}(?:our|the){_}website|"
     rf"(?:check|see|visit){_}(?:our|the){_}website"
 )
-# A clause about the caller or the call, not the business ("you asked about Tuesday").
+# A clause about the caller or the call, not the business ("you asked about Tuesday"), and
+# ending the call ("it sounds like we're done, so I'll end the call here").
 ABOUT_CALLER = re.compile(
     rf"^(?:you{_}(?:asked|said|mentioned|wanted|want|need|called)|just{_}to{_}(?:confirm|be{_}sure|"
     rf"check)|to{_}confirm|so{_}that's|(?:is|was){_}there{_}anything{_}else|anything{_}else)\b"
+    rf"|^(?:it{_})?(?:sounds|looks|seems){_}like{_}(?:we're|we{_}are){_}(?:done|all{_}set)\b"
+    rf"|\b(?:i'll|i{_}will|let{_}me|i'm{_}going{_}to){_}(?:end|close|wrap{_}up){_}(?:the|this|our)"
+    rf"{_}call(?:{_}(?:here|now|there))?[.!]?$"
 )
 
 # Running the call itself, each a whole clause so no fact can ride along: ending it, saying the

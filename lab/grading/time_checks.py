@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from lab.facts.days import WEEKDAYS
 from lab.facts.knowledge import describe_hours
-from lab.facts.schema import ConstraintList, DayHours, OpenHours, format_cents
+from lab.facts.schema import ConstraintList, DayHours, format_cents, open_ranges
 from lab.grading.claims import AvailabilityClaim, HoursClaim
 from lab.grading.judge import Judge
 from lab.grading.lexicon import Clock
@@ -36,18 +36,30 @@ def check_hours(claim: HoursClaim, facts: ConstraintList) -> ClaimFinding:
 
 
 def _holds(claim: HoursClaim, hours: DayHours) -> bool:
-    if not isinstance(hours, OpenHours):
+    ranges = open_ranges(hours)
+    if not ranges:
         return claim.closed
     if claim.closed:
         return False
-    opens, closes = hours.minutes()
     if claim.always:
-        return (opens, closes) == (0, 24 * 60)
-    return (
+        return ranges == ((0, 24 * 60),)
+    if claim.through and len(ranges) > 1:
+        # "Open straight through": the list closes between its ranges.
+        return False
+    if claim.split and len(ranges) < 2:
+        # "We close for lunch" on a day the list has open straight through.
+        return False
+    # "Eight to twelve, then two to five" names one range each; "eight to five" the whole day.
+    spans = [*ranges, (ranges[0][0], ranges[-1][1])]
+    return any(
         (claim.opens is None or opens in claim.opens.candidates())
         and (claim.closes is None or closes in _close_candidates(claim.closes))
-        and all(any(opens <= t < closes for t in clock.candidates()) for clock in claim.within)
-    )
+        for opens, closes in spans
+    ) and all(_open_at(ranges, clock) for clock in claim.within)
+
+
+def _open_at(ranges: tuple[tuple[int, int], ...], clock: Clock) -> bool:
+    return any(opens <= t < closes for opens, closes in ranges for t in clock.candidates())
 
 
 def _close_candidates(clock: Clock) -> tuple[int, ...]:
@@ -83,10 +95,10 @@ def check_availability(
         day = claim.day.capitalize()
         if hours is None:
             return judge(Verdict.OUT_OF_SCOPE, f"The list gives no hours for {day}.", 0.6)
-        if not isinstance(hours, OpenHours):
+        ranges = open_ranges(hours)
+        if not ranges:
             return judge(Verdict.UNSUPPORTED, f"Offers {day}, when the business is closed.", 0.95)
-        opens, closes = hours.minutes()
-        if claim.time and not any(opens <= t < closes for t in claim.time.candidates()):
+        if claim.time and not _open_at(ranges, claim.time):
             return judge(Verdict.UNSUPPORTED, f"Offers a time outside {day}'s hours.", 0.95)
     for slot in observed.slots:
         minutes = int(slot.time[:2]) * 60 + int(slot.time[3:])

@@ -5,12 +5,22 @@ Pure. Without a.m./p.m. a time may mean either half of the day; the checks try b
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from lab.facts.days import WEEKDAYS, Weekday
 from lab.grading import phrases as ph
 from lab.grading.claims import AvailabilityClaim, Claim, Context, HoursClaim, LooseClaim
 from lab.grading.lexicon import Clock, Values
 from lab.grading.schema import Category, Verdict
 
+_THROUGH = re.compile(
+    r"\b(?:straight|right)\s+through\b|\bthrough\s+lunch\b|\bno\s+(?:lunch\s+)?break\b"
+    r"|\bwithout\s+(?:a\s+)?break\b|\bdon't\s+close\s+for\s+lunch\b"
+)
+_LUNCH = re.compile(
+    r"\b(?:close[sd]?|shut|closing)\s+(?:for|over|at)\s+lunch\b|\blunch\s+(?:break|closing)\b"
+)
 _Span = tuple[Clock | None, Clock | None, tuple[Clock, ...]]
 _BETWEEN_TIMES = frozenset({"to", "through", "thru", "till", "til", "until", "and"})
 _CLOSE_CUES = frozenset({"close", "closes", "closing", "until", "till", "til", "to", "through"})
@@ -38,8 +48,10 @@ def hours_claims(clause: str, lower: str, values: Values, context: Context) -> l
             d for d in values.durations if not every.start() <= tokens[d.first].start < every.end()
         ]
     values.days.clear()
-    closed = bool(ph.NOT_OPEN.search(lower))
+    split = bool(_LUNCH.search(lower))
+    closed = bool(ph.NOT_OPEN.search(lower)) and not split
     always = bool(ph.ALWAYS_OPEN.search(lower))
+    through = bool(_THROUGH.search(lower))
     spans = _spans(values)
     if context.asks_close and not ph.HOURS.search(lower):
         # "At 5 PM." to "When do you close?" names the closing time.
@@ -47,11 +59,14 @@ def hours_claims(clause: str, lower: str, values: Values, context: Context) -> l
             (None, within[0], ()) if within and not (o or c) else (o, c, within)
             for o, c, within in spans
         ]
+    if split:
+        # "We close for lunch, so try one o'clock": the times are ones it is open at.
+        spans = [(None, None, (*(t for t in (o, c) if t), *w)) for o, c, w in spans]
     values.times.clear()
     if always:
         values.durations[:] = [d for d in values.durations if d.value.hours != 24]
     groups = groups or [context.days or None]
-    if groups == [None] and not (spans or always):
+    if groups == [None] and not (spans or always or through or split):
         return []
     claims: list[Claim] = []
     each: list[_Span | None] = [*spans] or [None]
@@ -64,7 +79,17 @@ def hours_claims(clause: str, lower: str, values: Values, context: Context) -> l
     for days, span in pairs:
         opens, closes, within = span or (None, None, ())
         claims.append(
-            HoursClaim(clause.strip(), days, closed and not span, opens, closes, within, always)
+            HoursClaim(
+                clause.strip(),
+                days,
+                closed and not span,
+                opens,
+                closes,
+                within,
+                always,
+                through,
+                split,
+            )
         )
     return claims
 
@@ -115,3 +140,23 @@ def availability_claims(clause: str, lower: str, values: Values) -> list[Claim]:
     if values.times:
         values.times.pop(0)
     return [AvailabilityClaim(clause.strip(), day, time)]
+
+
+def with_exceptions(claims: list[Claim]) -> list[Claim]:
+    """ "Monday to Friday 7:30 to 5:30, and till eight on Thursdays": the days a later claim gives
+    hours of are that earlier range's exception, so the range is not checked on them."""
+    found = list(claims)
+    for index, claim in enumerate(found):
+        if not isinstance(claim, HoursClaim) or not claim.days or len(claim.days) < 2:
+            continue
+        later = {
+            day
+            for other in found[index + 1 :]
+            if isinstance(other, HoursClaim) and other.days and not other.closed
+            for day in other.days
+            if set(other.days) < set(claim.days)
+        }
+        if later:
+            kept = tuple(day for day in claim.days if day not in later)
+            found[index] = replace(claim, days=kept)
+    return found

@@ -33,7 +33,8 @@ def uncovered(clause: str, lower: str, facts: ConstraintList) -> list[Claim]:
 
 
 _FIRST_PERSON_ACTION = re.compile(
-    r"\b(?:i|we)(?:'ve|'ll|\s+have|\s+will|\s+can|\s+just|\s+already)?\s+(?:also\s+)?[a-z]+"
+    r"\b(?:i|we)(?:'ve|'ll|'m|'re|'d|\s+have|\s+had|\s+will|\s+can|\s+just|\s+already|\s+am"
+    r"|\s+are|\s+was|\s+were)?\s+(?:also\s+|just\s+|now\s+)?[a-z]+"
     r"|\blet\s+me\s+[a-z]+|\byou'll\s+(?:get|receive)\b"
 )
 
@@ -43,21 +44,83 @@ def _named_capability(text: str, facts: ConstraintList) -> Claim | None:
     if not _FIRST_PERSON_ACTION.search(text):
         return None
     known = {c.value for c in Capability}
-    words = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text)} - _ACTION_STOP
+    words = stems(text) - _ACTION_STOP
     for names, verdict in (
         (facts.capabilities.cannot, Verdict.UNSUPPORTED),
         (facts.capabilities.can, Verdict.SUPPORTED),
     ):
         for name in names:
-            own = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", name.replace("_", " "))}
-            if name not in known and words & (own - _ACTION_STOP):
+            # What the agent cannot do is refused on any shared word; what it can, only when
+            # the claim names its action (or everything the action is done to).
+            close = _shares if verdict is Verdict.UNSUPPORTED else _names_action
+            if name not in known and close(words, name):
                 side = "can" if verdict is Verdict.SUPPORTED else "cannot"
                 reason = f"the list says the agent {side} {name.replace('_', ' ')}"
                 return LooseClaim(text.strip(), Category.CAPABILITY, verdict, reason)
     return None
 
 
-_ACTION_STOP = frozenset({"that", "this", "with", "your", "have", "will", "just", "also", "them"})
+_ACTION_STOP = frozenset(
+    {"that", "this", "with", "your", "have", "will", "just", "also", "them", "now"}
+    | {"right", "away", "today", "soon", "out"}
+)
+# Other words for what a business names in its capabilities ("a tech" is its "technician").
+_SYNONYMS = {
+    "tech": "technician",
+    "techs": "technician",
+    "engineer": "technician",
+    "plumber": "technician",
+    "electrician": "technician",
+    "crew": "technician",
+    "e-mail": "email",
+    "e-mailed": "emailed",
+}
+
+
+def _shares(words: set[str], name: str) -> bool:
+    return bool(words & (stems(name.replace("_", " ")) - _ACTION_STOP))
+
+
+def _names_action(words: set[str], name: str) -> bool:
+    """ "dispatch_technician": "I'm dispatching a tech", "I'll send a technician out"."""
+    verb, *rest = name.lower().split("_")
+    objects = stems(" ".join(rest)) - _ACTION_STOP
+    verbs = {_stem(verb), *(_stem(v) for v in _VERB_SYNONYMS.get(verb, ()))}
+    if words & verbs:
+        return not objects or bool(words & objects)
+    return bool(objects) and objects <= words
+
+
+# Other verbs for an action a business names ("send a technician out" dispatches one).
+_VERB_SYNONYMS = {
+    "dispatch": ("send",),
+    "add": ("put",),
+    "email": ("emailed",),
+    "text": ("sms",),
+    "schedule": ("book",),
+    "book": ("schedule",),
+}
+
+
+def stems(text: str) -> set[str]:
+    """The words of text in one form whatever their tense or number ("dispatching",
+    "dispatched" and "dispatches" are "dispatch"; "copies" is "copy")."""
+    words = re.findall(r"[a-z][a-z-]{2,}", text.lower())
+    return {_stem(_SYNONYMS.get(w, w)) for w in words}
+
+
+def _stem(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("ches", "shes", "sses", "xes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    elif word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) > 4:
+        word = word[:-2]
+    return word.rstrip("e")
 
 
 def _relates(text: str, facts: ConstraintList) -> bool:

@@ -93,9 +93,9 @@ def read_dollars_and_cents(
     The value is every amount in cents the words can mean, most likely first: from ten dollars
     up the head is dollars and the tail cents ("twelve fifty" is $12.50); "one forty-nine" may
     be $1.49 or $149, and "twelve fifty dollars" $12.50 or $1,250, so they have two; "one
-    twenty-nine fifty" is $129.50. The caller's understanding asks again when there are two; the
-    grader takes the last (a price list's "one forty-nine" is $149). The context decides whether
-    it is money at all.
+    twenty-nine fifty" is $129.50 and "ten sixty-two fifty" $1,062.50. The caller's understanding
+    asks again when there are two; the grader takes the nearest the listed price. The context
+    decides whether it is money at all.
     """
     tokens = spoken.tokens
     stop = len(tokens) if stop is None else stop
@@ -117,8 +117,8 @@ def read_dollars_and_cents(
     if follows in CENT_WORDS or follows in SCALES:
         return None
     cents, dollars = head.value * 100 + tail.value, (head.value * 100 + tail.value) * 100
-    if head.value < 10 and (third := _third_group(spoken, tail, stop)):
-        # "one twenty-nine fifty": hundreds, tens, then the cents; one meaning only.
+    if third := _third_group(spoken, tail, stop):
+        # "one twenty-nine fifty", "ten sixty-two fifty": hundreds, tens, then the cents.
         return spoken.reading((dollars + third.value,), first, third.end)
     if follows in DOLLAR_WORDS:
         # "twelve fifty dollars": $12.50 or $1,250, and nothing says which.

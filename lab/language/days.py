@@ -185,7 +185,9 @@ def _digits_alone(spoken: Spoken, index: int, stop: int) -> bool:
     if index >= stop or not re.fullmatch(r"\d{1,2}", tokens[index].text):
         return False
     after = tokens[index + 1].text if index + 1 < stop else None
-    return after not in _NOT_A_DATE
+    # "the 2 30": an hour then its minutes in digits is a time, not the 2nd.
+    minutes = after is not None and bool(re.fullmatch(r"[0-5][05]", after))
+    return after not in _NOT_A_DATE and not (minutes and not tokens[index].pause_after)
 
 
 def _day_of_month(

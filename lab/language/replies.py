@@ -71,6 +71,16 @@ _HEDGE = re.compile(
     # The recognizer writes a hesitant "Hmm, yes" as "And yes": a yes that starts unclean.
     r"|^and (?=yes|yeah|yep))\b"
 )
+# Consent said through a negative ("no, that's not wrong", "no objections", "I don't see why
+# not"): no refusal, but no yes either; only an explicit cue beside it confirms.
+_CONSENT = re.compile(
+    r"\b(?:(?:no,? )?(?:(?:that's|that is|it's|it is|that was|nothing's|nothing is) )?not wrong"
+    r"(?: at all)?"
+    r"|nothing(?:'s| is)? wrong with (?:that|it|this)|no objections?(?: (?:here|from me))?"
+    r"|(?:i )?(?:don't|do not|dont|can't|cannot) see why not|no reason not to"
+    r"|(?:i )?(?:can't|cannot) argue with (?:that|it|this)|no complaints?(?: (?:here|from me))?"
+    r"|(?:i )?have no (?:objection|problem) with (?:that|it|this)|not opposed)\b"
+)
 _UNCERTAIN = re.compile(
     r"\b(?:not (?:so )?(?:sure|certain)|unsure|(?:don't|dont|do not) know|no idea)\b"
 )
@@ -261,6 +271,8 @@ def classify_reply(phrases: Phrases, *, proposal_action: Action | None) -> Reply
     if cue := phrases.first(_CLARIFY):
         return Reply(UnderstandingKind.UNCLEAR, Confirmation.UNCLEAR, "clarify", cue)
     uncertain, pleasant = phrases.find(_UNCERTAIN), phrases.find(_PLEASANT)
+    consent = phrases.find(_CONSENT)
+    pleasant |= consent
     declined = phrases.find(_DECLINE) - uncertain - pleasant
     if declined:
         # Any refusal outweighs any yes in the same breath: mixed signals never confirm.
@@ -283,6 +295,7 @@ def _explicit(phrases: Phrases, explicit: set[int], proposal_action: Action | No
     tokens = phrases.spoken.tokens
     beside = {i for i, token in enumerate(tokens) if token.text in _BESIDE_A_YES}
     extra = set(range(len(tokens))) - explicit - beside - phrases.find(_PLEASANT)
+    extra -= phrases.find(_CONSENT)
     if extra:
         # A yes with unrelated words: it may answer something else, so ask again.
         return Reply(

@@ -308,6 +308,9 @@ def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Readi
         hour = int(text) if text.isdigit() else _HOURS[text]
         if text in _HOURS and (minutes := _read_minutes(tokens, index, stop)):
             (minute, index), spelled_minutes = minutes, True
+        elif text.isdigit() and (minutes := _digit_minutes(tokens, index, stop)):
+            # "the 2 30", "thursday 10 15": a clock said as two digit groups.
+            (minute, index), spelled_minutes = minutes, True
     else:
         return None
     meridiem, end, o_clock = _time_suffix(tokens, index, stop, hour)
@@ -321,6 +324,32 @@ def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Readi
         return None
     end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
     return spoken.reading(Clock(hour, minute, meridiem), first, end)
+
+
+def _digit_minutes(tokens: tuple[Token, ...], index: int, stop: int) -> tuple[int, int] | None:
+    """Minutes written as their own two digits after an hour in the same breath ("9 15")."""
+    if index >= stop or tokens[index - 1].pause_after or not 1 <= int(tokens[index - 1].text) <= 12:
+        return None
+    text = tokens[index].text
+    if not re.fullmatch(r"[0-5][05]", text):
+        return None
+    if index + 1 < stop and re.fullmatch(r"\d+", tokens[index + 1].text):
+        # "4 5 1 2": a run of digits is an identifier, not a time.
+        return None
+    # Alone, "9 30" may be anything; after "the", a weekday or "do", or before "instead", a time.
+    before = tokens[index - 2].text if index >= 2 else None
+    after = tokens[index + 1].text if index + 1 < len(tokens) else None
+    if before not in _DIGIT_TIME_BEFORE and before not in _WEEKDAYS and after != "instead":
+        return None
+    return int(text), index + 1
+
+
+_DIGIT_TIME_BEFORE = frozenset(
+    {"the", "do", "at", "for", "say", "make", "try", "get", "book", "no", "maybe", "or"}
+)
+_WEEKDAYS = frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow"}
+)
 
 
 def _read_minutes(tokens: tuple[Token, ...], index: int, stop: int) -> tuple[int, int] | None:

@@ -7,7 +7,8 @@ context (what the call is about, what the agent asked, the calendar's week) is g
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from lab.events.types import (
     Action,
@@ -20,6 +21,7 @@ from lab.events.types import (
 from lab.language.days import Week
 from lab.language.numbers import Reading, Token, tokenize
 from lab.language.phrases import Phrases
+from lab.language.references import read_reference
 from lab.language.replies import classify_question_back, classify_reply, explicit_cues
 from lab.language.scope import (
     UNSUPPORTED,
@@ -81,6 +83,8 @@ class Context:
     week: Week | None = None
     # The turn before was a question about the business, so "And on Saturday?" continues it.
     after_question: bool = False
+    # The values of the current request, which "the day after that" and "half of it" refer to.
+    current: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,23 @@ def understand(text: str, context: Context | None = None) -> Understanding:
         # "Are you open on Sunday?" asks about the business, not for a Sunday slot.
         return Understanding(
             business.kind, None, {}, {}, not_confirm, "business_fact", business.cue
+        )
+    changes, said = read_reference(phrases, context.current)
+    if changes and context.action is not None:
+        # "I meant the day after that, in the afternoon": a correction of the request the call
+        # is making, with whatever else the rest of the words change.
+        rest = understand(text.replace(said, " "), replace(context, current={}))
+        merges = rest.kind in (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
+        args = {**(rest.args if merges else {}), **changes}
+        heard = {**(rest.heard if merges else {}), **dict.fromkeys(changes, said)}
+        return Understanding(
+            UnderstandingKind.CORRECTION,
+            context.action,
+            args,
+            heard,
+            not_confirm,
+            "values",
+            said,
         )
     if cue := phrases.first(UNSUPPORTED):
         # The agent refuses these outright, so nothing in them may feed an intent.

@@ -152,6 +152,7 @@ class Referee:
             expecting=missing,
             proposal_action=pending.made.action if pending else None,
             week=self.week,
+            current=self.args,
         )
         read = understand(text, context)
         return as_meant(meant, read) if meant is not None else read

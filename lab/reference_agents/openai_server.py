@@ -69,17 +69,31 @@ class Server:
     def __init__(self, agent: ReferenceAgent) -> None:
         self.agent = agent
         self.ids = itertools.count(1)
+        # Each open connection's handler and its writer, so stopping can end them itself.
+        self.open: dict[asyncio.Task[Any], asyncio.StreamWriter] = {}
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self.open[task] = writer
         try:
             while await self._one(reader, writer):
                 pass
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
+            if task is not None:
+                self.open.pop(task, None)
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
+
+    async def aclose(self) -> None:
+        """End every open connection and wait for its handler: a handler left for asyncio.run
+        to cancel makes Python 3.11's stream callback print a CancelledError traceback."""
+        for writer in self.open.values():
+            writer.transport.abort()  # a waiting read sees the end; a write, a reset
+        await asyncio.gather(*self.open, return_exceptions=True)
 
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """Serve one request; False when the connection should close."""
@@ -207,6 +221,8 @@ async def serve(host: str, port: int, habit: str | None) -> None:
         loop.add_signal_handler(signum, stop.set)
     async with listener:
         await stop.wait()
+        listener.close()
+        await server.aclose()
 
 
 def arguments() -> argparse.ArgumentParser:

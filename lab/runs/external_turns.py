@@ -67,6 +67,9 @@ Record = Callable[[EventPayload], Awaitable[Event]]
 OnFault = Callable[[str], Awaitable[None]]
 # Longer utterances are cut: an agent's runaway text must not flood the log or the page.
 _MAX_SAY_CHARS = 2000
+# Sentences one turn may say: a spoken reply has a handful, and 100 would take ten minutes to
+# say; each is an event, graded and shown, so a reply that never ends must not flood the log.
+MAX_TURN_SENTENCES = 100
 _CLOSE_S = 2.0
 
 
@@ -207,11 +210,20 @@ class ExternalAgentTurns:
         """Carry out one agent turn until it finishes, faults or misses its deadline."""
         timeout_s = settings.LAB_AGENT_TURN_TIMEOUT_S
         self._offer = None
+        said = 0
         try:
             async with asyncio.timeout(timeout_s):
                 async for output in stream:
                     match output:
+                        case Said() if said == MAX_TURN_SENTENCES:
+                            await self._fault(
+                                "oversize",
+                                f"the agent said more than {MAX_TURN_SENTENCES} sentences in one "
+                                "turn; the lab stopped listening",
+                            )
+                            return
                         case Said(text=text, audio=audio):
+                            said += 1
                             await self._say(text, purpose, audio)
                         case ToolObserved(call=call, result=result):
                             # Its own tools already ran: the lab records the call as it was,

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from lab.accounts.agent_targets import secret_env_owned
 from lab.accounts.agents import checked_resolver, connect_refusal
 from lab.agent_tools.schema import ToolsFile
 from lab.agent_tools.toolset import Toolset
@@ -87,7 +88,9 @@ def _api_key(run: Run) -> str | None:
     """A tenant's agent gets the key its registration names, or none: never the lab's own
     LAB_AGENT_API_KEY, which only the shell's runs for no tenant use."""
     if run.tenant:
-        return (os.environ.get(run.agent_key_env) or None) if run.agent_key_env else None
+        if not secret_env_owned(run.agent_key_env, run.tenant):
+            return None  # none named, or not the tenant's own (the run is refused in words)
+        return os.environ.get(run.agent_key_env) or None
     return os.environ.get(API_KEY_ENV) or None
 
 
@@ -255,11 +258,13 @@ class RunSession:
         every address its name resolves to at this moment (DNS can change since it was saved)."""
         if self.agent is None or not self.run.tenant or not self.run.agent_connector:
             return None
-        return await asyncio.to_thread(
-            connect_refusal,
+        # Reads the tenants (whose key prefix is whose) as well as DNS: off the loop, on a
+        # connection Django closes after.
+        return await database_sync_to_async(connect_refusal, thread_sensitive=False)(
             connector=self.run.agent_connector,
             endpoint=self.run.agent_endpoint,
             secret_env=self.run.agent_key_env,
+            tenant=self.run.tenant,
         )
 
     async def _tools_open(self) -> None:

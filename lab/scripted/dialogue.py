@@ -128,6 +128,7 @@ class ScriptedAgent:
             proposal_action=self.prepared.action if self.prepared else None,
             week=self.week,
             after_question=bool(self.asked),
+            current=self.args,
         )
         return understand(text, context)
 

@@ -6,7 +6,11 @@ another run's id is 404, an ended run is 403, each a JSON-RPC error whose messag
 request that passes carries its grant into the SDK's server (lab/connectors/mcp_server.py) in the
 ASGI scope. The transport runs stateless with JSON replies: no MCP session outlives a request, so
 nothing can go on serving a run after its token stops opening it, and no stream is left open.
-The Host header must be one the lab serves (ALLOWED_HOSTS); the SDK's own Host/Origin check is
+Only POST is served: a GET would open the transport's standalone event stream, which in
+stateless mode carries nothing (no session, so nothing can be sent on it) yet stays open with
+pings after the run ends or its token is replaced; the SDK's client opens it only for a session
+id, which a stateless server never gives, and takes the 405 the spec allows. The Host header
+must be one the lab serves (ALLOWED_HOSTS); the SDK's own Host/Origin check is
 off because a browser page cannot send the bearer token across origins without a CORS
 preflight, which this endpoint never grants.
 """
@@ -67,6 +71,15 @@ class McpEndpoint:
             return
         if serving_origin(scope) is None:
             await _refuse(send, 400, "bad_host", "this host is not one the lab serves")
+            return
+        if scope["method"] != "POST":
+            await _refuse(
+                send,
+                405,
+                "method_not_allowed",
+                "this MCP endpoint is stateless: send each JSON-RPC message as a POST "
+                "(it opens no event stream, so none outlives a run or its token)",
+            )
             return
         decision = await database_sync_to_async(mcp_access)(token=_bearer(scope), run_id=run_id)
         if isinstance(decision, McpRefused):
@@ -156,6 +169,8 @@ async def _refuse(send: Send, status: int, kind: str, reason: str) -> None:
     ]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="lab-mcp"'))
+    if status == 405:
+        headers.append((b"allow", b"POST"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -18,7 +18,7 @@ GOOD = {
     "connector": "openai",
     "endpoint": "https://8.8.8.8/v1",
     "model": "llama3",
-    "secret_env": "LAB_AGENT_KEY_DEMO",
+    "secret_env": "LAB_AGENT_KEY_DEMO__BOT",
 }
 
 
@@ -53,9 +53,9 @@ def test_an_owner_or_admin_registers_edits_and_deletes_an_agent(tenants, role):
         "https://8.8.8.8/v1",
         "llama3",
     )
-    assert agent.secret_env == "LAB_AGENT_KEY_DEMO"
+    assert agent.secret_env == "LAB_AGENT_KEY_DEMO__BOT"
     page = client.get(PAGE).content.decode()
-    assert 'data-agent="support-bot"' in page and "LAB_AGENT_KEY_DEMO" in page
+    assert 'data-agent="support-bot"' in page and "LAB_AGENT_KEY_DEMO__BOT" in page
     edit = f"{PAGE}support-bot/"
     assert 'value="llama3"' in client.get(edit).content.decode()
     changed = {**GOOD, "connector": "pipecat", "endpoint": "wss://8.8.8.8/ws", "model": ""}
@@ -181,7 +181,7 @@ def test_the_operator_allows_an_internal_host_with_the_alert_setting(tenants, se
     client = signed_in(tenants, "owner")
     local = {**GOOD, "endpoint": "http://127.0.0.1:11434/v1"}
     assert client.post(PAGE, local).status_code == 400
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1:11434")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1:11434")
     assert client.post(PAGE, local).status_code == 302
     # The exception is for that port only.
     other_port = {**local, "slug": "other", "endpoint": "http://127.0.0.1:9999/v1"}
@@ -218,18 +218,55 @@ def test_a_slug_is_registered_once_per_tenant(tenants):
 
 def test_the_key_is_named_and_never_shown(tenants, monkeypatch):
     secret = "sk-test-NEVER-SHOWN-4242"
-    monkeypatch.setenv("LAB_AGENT_KEY_DEMO", secret)
-    registered(tenants, secret_env="LAB_AGENT_KEY_DEMO")
-    registered(tenants, slug="unset", secret_env="LAB_AGENT_KEY_NOBODY")
+    monkeypatch.setenv("LAB_AGENT_KEY_DEMO__BOT", secret)
+    registered(tenants, secret_env="LAB_AGENT_KEY_DEMO__BOT")
+    registered(tenants, slug="unset", secret_env="LAB_AGENT_KEY_DEMO__NOBODY")
     client = signed_in(tenants, "owner")
     for url in (PAGE, f"{PAGE}bot/"):
         body = client.get(url).content.decode()
-        assert "LAB_AGENT_KEY_DEMO" in body
+        assert "LAB_AGENT_KEY_DEMO__BOT" in body
         assert secret not in body
     listing = client.get(PAGE).content.decode()
-    assert "LAB_AGENT_KEY_NOBODY</code> (<span" in listing and "not set in the lab" in listing
+    assert "LAB_AGENT_KEY_DEMO__NOBODY</code> (<span" in listing and "not set in the lab" in listing
     # A key pasted into the field is refused, and not echoed back.
     pasted = client.post(PAGE, {**GOOD, "slug": "pasted", "secret_env": secret})
     assert pasted.status_code == 400
     assert secret not in pasted.content.decode()
     assert not Agent.objects.filter(slug="pasted").exists()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "LAB_AGENT_KEY_ACME__BOT",  # another tenant's variable
+        "LAB_AGENT_KEY_DEMO",  # no name of its own after the tenant
+        "LAB_AGENT_KEY_X",  # a name that carries no tenant
+        "LAB_AGENT_KEY_DEMO__ACME__BOT",  # a name with a tenant hidden inside it
+        "LAB_AGENT_KEY_DEMO___BOT",
+    ],
+)
+def test_a_key_variable_that_is_not_the_tenants_own_is_refused_at_save(tenants, name):
+    client = signed_in(tenants, "owner")
+    response = client.post(PAGE, {**GOOD, "secret_env": name})
+    assert response.status_code == 400
+    assert 'data-field="secret_env"' in response.content.decode()
+    assert "LAB_AGENT_KEY_DEMO__NAME" in response.content.decode()
+    assert not Agent.objects.exists()
+
+
+def test_a_page_says_nothing_of_a_variable_that_is_not_the_tenants(tenants, monkeypatch):
+    """An older registration naming another tenant's variable: set or not, the page does not say."""
+    monkeypatch.setenv("LAB_AGENT_KEY_ACME__BOT", "acme-secret")
+    registered(tenants, secret_env="LAB_AGENT_KEY_ACME__BOT")
+    registered(tenants, slug="unset", secret_env="LAB_AGENT_KEY_ACME__NOBODY")
+    listing = signed_in(tenants, "admin").get(PAGE).content.decode()
+    assert "acme-secret" not in listing
+    assert "(set)" not in listing and "not set" not in listing
+    assert listing.count("not a name of demo's") == 2
+
+
+def test_tenants_whose_slugs_share_a_key_prefix_own_no_key_variable(tenants):
+    Tenant.objects.create(slug="DEMO")
+    response = signed_in(tenants, "owner").post(PAGE, GOOD)
+    assert response.status_code == 400
+    assert "also tenant DEMO&#x27;s" in response.content.decode()

@@ -127,19 +127,28 @@ def test_createtenant_refuses_a_long_name():
     assert not Tenant.objects.exists()
 
 
-def test_seeddemo_is_idempotent_and_each_password_replaces_the_last():
-    logins = [run("seeddemo") for _ in range(2)]
-    passwords = []
-    for line in logins:
-        found = re.fullmatch(
-            r"Demo login: http://127\.0\.0\.1:8000/accounts/login/ user demo, password (\S+)\n",
-            line,
-        )
-        assert found, line
-        passwords.append(found.group(1))
-    assert passwords[0] != passwords[1]
-    assert authenticate(username="demo", password=passwords[0]) is None
-    demo = authenticate(username="demo", password=passwords[1])
+LOGIN = r"Demo login: http://127\.0\.0\.1:8000/accounts/login/ user demo, password (\S+)\n"
+
+
+def test_seeddemo_keeps_the_password_across_restarts_unless_asked(settings, tmp_path):
+    settings.LAB_STATE_DIR = tmp_path
+    first, again = run("seeddemo"), run("seeddemo")
+    found = re.fullmatch(LOGIN, first)
+    assert found, first
+    password = found.group(1)
+    # A restart keeps the login, so browsers signed in as demo stay signed in.
+    kept = re.match(LOGIN, again)
+    assert kept and kept.group(1) == password and "kept from the last start" in again
+    assert (tmp_path / "demo-login").stat().st_mode & 0o077 == 0
+    renewed = re.fullmatch(LOGIN, run("seeddemo", "--new-password"))
+    assert renewed and renewed.group(1) != password
+    assert authenticate(username="demo", password=password) is None
+    demo = authenticate(username="demo", password=renewed.group(1))
     assert role_in(demo, "demo") == "owner"
+    # A saved password that no longer signs in (changed elsewhere) is replaced.
+    (tmp_path / "demo-login").write_text("stale-one\n")
+    fresh = re.fullmatch(LOGIN, run("seeddemo"))
+    assert fresh and fresh.group(1) != "stale-one"
+    assert authenticate(username="demo", password=fresh.group(1)) is not None
     assert list(Agent.objects.values_list("tenant__slug", "slug")) == [("demo", "demo-agent")]
     assert (Tenant.objects.count(), Membership.objects.count(), User.objects.count()) == (1, 1, 1)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+import socket
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -90,6 +94,38 @@ def test_the_allowed_hosts_setting_is_the_only_exception_and_is_parsed_loudly():
     assert started.returncode != 0 and "LAB_ALERT_ALLOWED_HOSTS" in started.stderr
 
 
+def test_one_setting_names_the_outbound_exceptions_and_the_old_name_still_adds_to_it() -> None:
+    env = {
+        "LAB_OUTBOUND_ALLOWED_HOSTS": "10.0.0.7:8443",
+        "LAB_ALERT_ALLOWED_HOSTS": "127.0.0.1",
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "lab.settings",
+        "PYTHONPATH": ".",
+    }
+    code = "import django; django.setup(); from django.conf import settings; "
+    code += "print(sorted((r.host, r.port) for r in settings.LAB_OUTBOUND_ALLOWED_HOSTS))"
+    started = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert started.stdout.strip() == "[('10.0.0.7', 8443), ('127.0.0.1', None)]"
+
+
+@pytest.mark.parametrize(
+    ("url", "rule"),
+    [
+        ("http://127.0.0.1:11434/v1", "127.0.0.1:11434"),
+        ("http://[::1]:8001/", "[::1]:8001"),
+        ("http://localhost:8001/", "localhost:8001"),
+        ("http://10.1.2.3/", "10.1.2.3:80"),
+    ],
+)
+def test_a_refusal_the_operator_could_lift_names_the_setting_that_lifts_it(url, rule) -> None:
+    with pytest.raises(TargetRefused) as refused:
+        check_target(url)
+    assert f"LAB_OUTBOUND_ALLOWED_HOSTS={rule}" in str(refused.value)
+    check_target(url, allowed=parse_allowed_hosts(rule))
+
+
 @pytest.fixture
 def owner(client, db):
     demo = Tenant.objects.create(slug="demo")
@@ -103,7 +139,7 @@ def owner(client, db):
     "url", ["http://127.0.0.1:8000/", "http://[::1]/", "http://8.8.8.8:22/", "http://10.0.0.1/"]
 )
 def test_the_form_refuses_an_internal_target_with_a_clear_error(owner, settings, url):
-    settings.LAB_ALERT_ALLOWED_HOSTS = frozenset()
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = frozenset()
     response = owner.post(PAGE, {"url": url})
     assert response.status_code == 400
     text = response.content.decode()
@@ -119,7 +155,7 @@ def test_a_target_that_turned_internal_is_a_failed_attempt_with_the_reason(setti
     Tenant.objects.create(slug="demo")
     # Stored while the name resolved to a public address (or under an exception since removed).
     endpoint = endpoint_create(tenant="demo", url="http://127.0.0.1:8443/hook")
-    settings.LAB_ALERT_ALLOWED_HOSTS = frozenset()
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = frozenset()
     record = audit_record(entry=critical_entries()[0])
     config = WorkerConfig(
         timeout_s=5.0, lease_s=60.0, policy=RetryPolicy(base_s=5.0, cap_s=60.0, max_attempts=3)
@@ -163,7 +199,7 @@ def test_the_send_connects_to_the_checked_address_and_keeps_the_host_name():
 
 @pytest.mark.django_db
 def test_the_seeded_webhook_url_is_refused_loudly_when_internal(settings):
-    settings.LAB_ALERT_ALLOWED_HOSTS = frozenset()
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = frozenset()
     settings.LAB_ALERT_WEBHOOK_URL = "http://[::1]:8000/hook"
     settings.LAB_ALERT_WEBHOOK_SECRET = "s"
     with pytest.raises(
@@ -171,3 +207,45 @@ def test_the_seeded_webhook_url_is_refused_loudly_when_internal(settings):
     ):
         call_command("runalerts", "--once")
     assert not WebhookEndpoint.objects.exists()
+
+
+def test_the_send_timeout_is_a_deadline_over_the_whole_send_not_per_read() -> None:
+    """A receiver that answers a byte at a time, each well within the timeout, is cut off when
+    the send's time is up (http.client's timeout alone holds only each read)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            for byte in itertools.cycle(b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000):
+                if stop.is_set():
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.02)
+
+    worker = threading.Thread(target=trickle, daemon=True)
+    worker.start()
+    started = time.monotonic()
+    try:
+        outcome = post_alert(
+            url=f"http://127.0.0.1:{port}/hook",
+            secret="s" * 32,
+            event_id="e1",
+            body=b"{}",
+            timeout_s=0.5,
+            allowed=parse_allowed_hosts(f"127.0.0.1:{port}"),
+        )
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < 3.0
+    assert outcome.status_code is None
+    assert "no whole answer within 0.5 s" in outcome.error

@@ -25,7 +25,13 @@ from lab.connectors.interface import (
 from tests.connectors.toolbox import FixtureToolBox
 
 Habit = Literal[
-    "well_behaved", "keeps_first_offer", "invents_slot", "hangs", "garbage_args", "raises"
+    "well_behaved",
+    "keeps_first_offer",
+    "invents_slot",
+    "hangs",
+    "garbage_args",
+    "raises",
+    "chatters",
 ]
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
 PARTS = ("morning", "afternoon", "evening")
@@ -56,6 +62,9 @@ class Outsider:
             await asyncio.Event().wait()
         if self.habit == "raises":
             raise ConnectionResetError("the agent's server went away")
+        if self.habit == "chatters":
+            while True:  # a reply that never ends, a short sentence at a time
+                yield Said("Still talking.")
         text = turn.text.lower()
         day = next((d for d in DAYS if d in text), None)
         if day is not None:

@@ -97,6 +97,22 @@ async def test_it_refuses_a_missing_or_unknown_token_with_401_and_says_why():
     assert unknown.json()["error"]["message"] == "this token opens no run's tools"
 
 
+@pytest.mark.parametrize("method", ["GET", "DELETE", "PUT"])
+async def test_only_post_is_served_so_no_event_stream_outlives_a_run_or_its_token(method):
+    """A valid token's GET would open the transport's standalone SSE stream, which in stateless
+    mode carries nothing and stayed open with pings after the run ended: refused instead."""
+    run, token = await mcp_run()
+    headers = {**ACCEPT, "Authorization": f"Bearer {token}"}
+    async with lab_served() as base, httpx2.AsyncClient(timeout=5.0) as http:
+        refused = await http.request(method, mcp_url(base, str(run.id)), headers=headers)
+    assert refused.status_code == 405
+    assert refused.headers["allow"] == "POST"
+    assert refused.headers["content-type"] == "application/json"
+    error = refused.json()["error"]
+    assert error["data"] == {"kind": "method_not_allowed", "status": 405}
+    assert "POST" in error["message"]
+
+
 async def test_the_sdk_client_with_a_wrong_token_is_told_why_it_gets_no_session():
     run, _token = await mcp_run()
     async with lab_served() as base:

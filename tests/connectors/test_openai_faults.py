@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import struct
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
@@ -20,7 +21,8 @@ from lab.connectors.interface import (
     ToolCalled,
     TurnFinished,
 )
-from lab.connectors.openai_chat import OpenAIChatAgent
+from lab.connectors.openai_chat import OpenAIChatAgent, connect
+from lab.connectors.registry import AgentSpec
 from lab.connectors.tool_specs import offered_specs
 from lab.events.types import Action
 from tests.connectors.toolbox import FixtureToolBox
@@ -65,6 +67,42 @@ _ANSWERS: dict[str, tuple[int, str, bytes]] = {
     "always-tools": (200, "application/json", _completion(_TOOL_CALL)),
     "fine": (200, "application/json", _completion({"role": "assistant", "content": "Hi there."})),
     "silent": (200, "application/json", _completion({"role": "assistant", "content": ""})),
+    "length": (
+        200,
+        "application/json",
+        json.dumps(
+            {
+                "model": "m",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": "I have Tuesday. Shall I"},
+                        "finish_reason": "length",
+                    }
+                ],
+            }
+        ).encode(),
+    ),
+}
+
+
+def _delta(text: str) -> bytes:
+    chunk = {"model": "m", "choices": [{"index": 0, "delta": {"content": text}}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+_JSON_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+_SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+# habit: (head, start, what follows for ever)
+_ENDLESS: dict[str, tuple[bytes, bytes, bytes]] = {
+    "endless-json": (_JSON_HEAD, b'{"choices": [{"message": {"content": "', b"a" * 65536),
+    "endless-line": (_SSE_HEAD, b'data: {"choices": [{"delta": {"content": "', b"a" * 65536),
+    "endless-stream": (_SSE_HEAD, b"", _delta("Still talking. ") * 200),
+    "endless-error": (
+        b"HTTP/1.1 500 X\r\nContent-Type: text/plain\r\n\r\n",
+        b"upstream exploded ",
+        b"x" * 65536,
+    ),
 }
 
 
@@ -95,6 +133,40 @@ class BadServer:
                     chunk = {"model": "m", "choices": [{"index": 0, "delta": {"content": text}}]}
                     writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 writer.write(b"data: [DONE]\n\n")
+                await writer.drain()
+            elif habit in _ENDLESS:
+                # Sends without end, fast, until the lab hangs up.
+                head, start, filler = _ENDLESS[habit]
+                writer.write(head + start)
+                while not self.released.is_set():
+                    writer.write(filler)
+                    await writer.drain()
+            elif habit == "length-stream":
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                writer.write(_delta("I have Tuesday at 9:30 AM. Shall I"))
+                last = {
+                    "model": "m",
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}],
+                }
+                writer.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+                await writer.drain()
+            elif habit in ("cut-stream", "reset-stream"):
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                for text in ("I have Tuesday at 9:30 AM. ", "Shall I"):
+                    writer.write(_delta(text))
+                await writer.drain()
+                if habit == "reset-stream":
+                    # SO_LINGER 0: the close is a reset (RST), as a crashed server's is.
+                    sock = writer.get_extra_info("socket")
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    writer.transport.abort()
+            elif habit == "cut-body":
+                body = _completion({"role": "assistant", "content": "I have Tuesday. Shall I"})
+                writer.write(
+                    f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body) + 500}\r\n\r\n".encode()
+                    + body
+                )
                 await writer.drain()
             elif habit == "trickle":
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
@@ -138,7 +210,7 @@ async def _hear(agent: OpenAIChatAgent, box: FixtureToolBox) -> list[AgentOutput
 
 
 def _agent(
-    url: str, *, stream: bool = False, timeout_s: float = 20.0, deadline_s: float = 120.0
+    url: str, *, stream: bool = False, timeout_s: float = 20.0, deadline_s: float | None = None
 ) -> OpenAIChatAgent:
     return OpenAIChatAgent(
         base_url=url,
@@ -172,6 +244,19 @@ async def test_a_stream_that_never_finishes_is_a_timeout_fault(bad_server: BadSe
     outputs = await _hear(agent, FixtureToolBox())
     assert [type(o) for o in outputs] == [AgentFault]
     assert isinstance(outputs[0], AgentFault) and outputs[0].kind == "timeout"
+
+
+async def test_the_request_limit_is_a_deadline_over_the_whole_reply(bad_server: BadServer) -> None:
+    # Keep-alive comments arrive well within the limit, each one; the reply never does.
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    outputs = await _hear(
+        _agent(bad_server.url("trickle"), stream=True, timeout_s=0.5), FixtureToolBox()
+    )
+    assert loop.time() - started < 3.0
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "timeout"
+    assert "no complete reply within the 0.5 s limit" in fault.reason
 
 
 async def test_time_the_lab_spends_between_sentences_is_not_the_servers(
@@ -231,23 +316,20 @@ async def test_a_refused_connection_is_a_disconnected_fault() -> None:
     assert isinstance(fault, AgentFault) and fault.kind == "disconnected"
 
 
-async def test_the_api_key_goes_as_a_bearer_token_from_the_named_variable(
+async def test_the_api_key_goes_as_a_bearer_token_only_when_the_spec_carries_one(
     bad_server: BadServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MY_AGENT_KEY", "sekrit-1")
-    agent = OpenAIChatAgent(
-        base_url=bad_server.url("fine"), model="m", tools=CALENDAR, api_key_env="MY_AGENT_KEY"
-    )
-    outputs = await _hear(agent, FixtureToolBox())
+    # The operator's own key sits in the environment: a spec without a key must not pick it up.
+    monkeypatch.setenv("LAB_AGENT_API_KEY", "the-labs-own-key")
+    keyed = connect(AgentSpec(connector="openai", endpoint=bad_server.url("fine"), api_key="k-1"))
+    outputs = await _hear(keyed, FixtureToolBox())
     assert outputs == [Said("Hi there."), TurnFinished()]
-    assert bad_server.headers[-1]["authorization"] == "Bearer sekrit-1"
-    assert "sekrit" not in agent.identity.model_dump_json()
-    monkeypatch.delenv("MY_AGENT_KEY")
-    keyless = OpenAIChatAgent(
-        base_url=bad_server.url("fine"), model="m", tools=CALENDAR, api_key_env="MY_AGENT_KEY"
-    )
-    await _hear(keyless, FixtureToolBox())
+    assert bad_server.headers[-1]["authorization"] == "Bearer k-1"
+    assert "k-1" not in keyed.identity.model_dump_json()
+    keyless = connect(AgentSpec(connector="openai", endpoint=bad_server.url("fine")))
+    assert await _hear(keyless, FixtureToolBox()) == [Said("Hi there."), TurnFinished()]
     assert "authorization" not in bad_server.headers[-1]
+    assert "the-labs-own-key" not in json.dumps(bad_server.headers)
 
 
 async def test_a_greeting_may_be_empty_and_without_a_system_prompt_asks_nothing(
@@ -280,3 +362,68 @@ async def test_identify_keeps_the_asked_model_when_the_server_cannot_say(
         finally:
             await agent.close()
         assert agent.identity.model == "m"
+
+
+@pytest.mark.parametrize(
+    ("habit", "stream", "what"),
+    [
+        ("endless-json", False, "the reply's body passed 1 MiB"),
+        ("endless-line", True, "one line of the streamed reply passed 256 KiB"),
+        ("endless-stream", True, "the streamed reply passed 1 MiB"),
+    ],
+)
+async def test_a_reply_past_its_cap_is_an_oversize_fault_and_is_not_read_on(
+    bad_server: BadServer, habit: str, stream: bool, what: str
+) -> None:
+    outputs = await _hear(_agent(bad_server.url(habit), stream=stream), FixtureToolBox())
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "oversize"
+    assert what in fault.reason
+    assert not any(isinstance(o, TurnFinished) for o in outputs)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_endless_error_body_is_read_only_as_far_as_its_excerpt(
+    bad_server: BadServer, stream: bool
+) -> None:
+    outputs = await _hear(_agent(bad_server.url("endless-error"), stream=stream), FixtureToolBox())
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "http_error"
+    assert "500" in fault.reason and "upstream exploded" in fault.reason
+
+
+async def test_a_stream_closed_before_done_is_a_truncated_fault_and_its_tail_is_not_said(
+    bad_server: BadServer,
+) -> None:
+    outputs = await _hear(_agent(bad_server.url("cut-stream"), stream=True), FixtureToolBox())
+    assert outputs[:-1] == [Said("I have Tuesday at 9:30 AM.")]  # never the dangling "Shall I"
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "ended without data: [DONE] after 2 chunks" in fault.reason
+
+
+async def test_a_reset_mid_stream_says_what_happened(bad_server: BadServer) -> None:
+    outputs = await _hear(_agent(bad_server.url("reset-stream"), stream=True), FixtureToolBox())
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "the connection broke after" in fault.reason
+    assert "reset" in fault.reason.lower()  # ConnectionResetError's words, not "ReadError: "
+    assert not any(isinstance(o, TurnFinished) for o in outputs)
+
+
+async def test_a_whole_body_cut_short_is_a_truncated_fault(bad_server: BadServer) -> None:
+    outputs = await _hear(_agent(bad_server.url("cut-body")), FixtureToolBox())
+    (fault,) = outputs
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "without sending complete message body" in fault.reason
+
+
+@pytest.mark.parametrize(("habit", "stream"), [("length", False), ("length-stream", True)])
+async def test_a_reply_stopped_at_the_token_limit_is_a_truncated_fault(
+    bad_server: BadServer, habit: str, stream: bool
+) -> None:
+    outputs = await _hear(_agent(bad_server.url(habit), stream=stream), FixtureToolBox())
+    fault = outputs[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "truncated"
+    assert "finish_reason: length" in fault.reason
+    assert Said("Shall I") not in outputs

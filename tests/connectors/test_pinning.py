@@ -89,7 +89,7 @@ def test_the_checked_resolver_follows_the_target_rules_and_the_operators_excepti
     resolve = checked_resolver("openai", "http://127.0.0.1:8001/v1")
     with pytest.raises(AddressRefused, match=r"127\.0\.0\.1 is a loopback address"):
         resolve("127.0.0.1", 8001)
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1:8001")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1:8001")
     assert resolve("127.0.0.1", 8001) == ["127.0.0.1"]
     # It answers for the registered host only, whatever a connector asks it about.
     with pytest.raises(AddressRefused, match="not the agent's registered host"):

@@ -111,9 +111,15 @@ async def outputs(stream: AsyncIterator[AgentOutput]) -> list[AgentOutput]:
 
 
 async def talk(
-    bot: Bot, timeout_s: float = 20.0, handshake_timeout_s: float = 15.0
+    bot: Bot,
+    timeout_s: float = 20.0,
+    handshake_timeout_s: float = 15.0,
+    *,
+    always_hear: bool = False,
+    max_turn_bytes: int = 16 << 20,
 ) -> tuple[list[AgentOutput], list[dict[str, Any]]]:
-    """Greet and one caller turn against the stand-in bot; what came out, what the bot heard."""
+    """Greet and one caller turn against the stand-in bot (always_hear: even after a failed
+    greeting, as a run goes on); what came out, what the bot heard."""
     heard: list[dict[str, Any]] = []
 
     async def handler(ws: ServerConnection) -> None:
@@ -126,9 +132,10 @@ async def talk(
             settle_s=0.0,
             timeout_s=timeout_s,
             handshake_timeout_s=handshake_timeout_s,
+            max_turn_bytes=max_turn_bytes,
         )
         got = await outputs(agent.greet(FixtureToolBox()))
-        if got == [TurnFinished()]:
+        if got == [TurnFinished()] or always_hear:
             turn = CallerTurn(text="Tuesday afternoon, please.", utterance_event_id="ev-00002")
             got += await outputs(agent.hear(turn, FixtureToolBox()))
         await agent.close()
@@ -183,7 +190,7 @@ async def test_a_refused_connection_is_a_disconnected_fault() -> None:
     [
         (garbage, "malformed", "non-JSON"),
         (hangs_up, "disconnected", "closed the connection mid-turn"),
-        (stalls, "timeout", "sent nothing for 0.3 s mid-turn"),
+        (stalls, "timeout", "did not finish its turn within 0.3 s"),
         (errs, "malformed", "the LLM service is down"),
     ],
     ids=["garbage", "hangs-up", "stalls", "errs"],
@@ -203,6 +210,79 @@ async def test_a_bot_that_never_says_ready_is_a_handshake_timeout() -> None:
     (fault,) = got
     assert isinstance(fault, AgentFault) and fault.kind == "timeout"
     assert "no bot-ready within 0.3 s" in fault.reason
+
+
+async def flood(ws: ServerConnection, chunk: str = "x", pause_s: float = 0.005) -> None:
+    """Valid RTVI frames, without end, until the lab goes."""
+    frame = rtvi("bot-llm-text", {"text": chunk})
+    while True:
+        await ws.send(frame)
+        await asyncio.sleep(pause_s)
+
+
+async def floods_instead_of_ready(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+    await flood(ws)
+
+
+async def floods_mid_turn(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+    await handshake(ws, heard)
+    await next_turn(ws, heard)
+    await ws.send(rtvi("bot-llm-started"))
+    await flood(ws)
+
+
+async def floods_fast_mid_turn(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+    await handshake(ws, heard)
+    await next_turn(ws, heard)
+    await ws.send(rtvi("bot-llm-started"))
+    await flood(ws, "x" * 60_000, pause_s=0)
+
+
+async def sends_a_huge_frame(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+    await handshake(ws, heard)
+    await next_turn(ws, heard)
+    await ws.send(rtvi("bot-llm-text", {"text": "x" * (2 << 20)}))
+    await ws.wait_closed()
+
+
+async def test_a_bot_that_floods_instead_of_ready_is_cut_off_at_the_handshake_deadline() -> None:
+    """The limit is a deadline over the handshake, and the bot is not read on after it."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    got, _ = await talk(
+        floods_instead_of_ready, timeout_s=5.0, handshake_timeout_s=0.5, always_hear=True
+    )
+    assert loop.time() - started < 3.0
+    handshake_fault, turn_fault = got
+    assert isinstance(handshake_fault, AgentFault) and handshake_fault.kind == "timeout"
+    assert "no bot-ready within 0.5 s" in handshake_fault.reason
+    # The next turn is not sent to a bot whose handshake failed, nor waited on.
+    assert turn_fault == AgentFault("disconnected", "the bot is not connected")
+
+
+async def test_a_bot_that_floods_mid_turn_is_held_to_the_turn_deadline() -> None:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    got, _ = await talk(floods_mid_turn, timeout_s=0.5)
+    assert loop.time() - started < 3.0
+    fault = got[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "timeout", got
+    assert "did not finish its turn within 0.5 s" in fault.reason
+
+
+@pytest.mark.parametrize(
+    ("bot", "says"),
+    [
+        (sends_a_huge_frame, "one message from the bot passed 1 MiB"),
+        (floods_fast_mid_turn, "the bot's turn passed 2 MiB"),
+    ],
+    ids=["frame", "turn"],
+)
+async def test_a_bot_that_sends_past_a_cap_is_an_oversize_fault(bot: Bot, says: str) -> None:
+    got, _ = await talk(bot, timeout_s=10.0, max_turn_bytes=2 << 20)
+    fault = got[-1]
+    assert isinstance(fault, AgentFault) and fault.kind == "oversize", got
+    assert says in fault.reason
 
 
 def test_the_registry_reaches_a_pipecat_bot_and_its_identity_hides_tokens() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -37,3 +39,24 @@ def test_it_refuses_to_listen_beyond_loopback() -> None:
     assert finished.returncode != 0
     assert "loopback addresses only" in finished.stderr
     assert "listening on" not in finished.stdout
+
+
+def test_stopping_it_with_connections_open_prints_no_traceback() -> None:
+    command = [sys.executable, "-m", "lab.reference_agents.openai_server"]
+    server = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline().rsplit(":", 1)[1].split("/")[0])
+        with (
+            httpx.Client(base_url=f"http://127.0.0.1:{port}/v1/", timeout=30) as client,
+            socket.create_connection(("127.0.0.1", port)),  # a connection that never asks
+        ):
+            assert client.get("models").status_code == 200  # its connection stays open
+            server.send_signal(signal.SIGINT)
+            _, errors = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert server.returncode == 0
+    assert "Traceback" not in errors and "CancelledError" not in errors, errors

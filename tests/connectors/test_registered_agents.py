@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from lab.accounts.agents import AgentRef, agent_ready
+from lab.accounts.agents import AgentRef, AgentRefused, agent_ready
 from lab.accounts.models import Agent, Membership, Tenant
 from lab.alerts.targets import parse_allowed_hosts
 from lab.audit.models import AuditRecord
@@ -30,7 +30,7 @@ from lab.web.management.headless import play_headless
 
 Start = Callable[[str | None], str]
 SECRET = "sk-test-registered-0123456789"
-KEY_ENV = "LAB_AGENT_KEY_DEMO"
+KEY_ENV = "LAB_AGENT_KEY_DEMO__BOT"
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def register(tenant: Tenant, endpoint: str, **fields: str) -> AgentRef:
 
 def allow(settings, url: str) -> None:
     parts = urlsplit(url)
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts(f"{parts.hostname}:{parts.port}")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts(f"{parts.hostname}:{parts.port}")
 
 
 def run_for(ref: AgentRef) -> Run:
@@ -107,9 +107,9 @@ def test_runscenarios_refuses_the_registered_agent_in_words_before_any_run(
     with pytest.raises(CommandError, match=loopback):
         call_command(*args)
     allow(settings, ref.endpoint)
-    Agent.objects.filter(slug="bot").update(secret_env="LAB_AGENT_KEY_NOBODY")
-    monkeypatch.delenv("LAB_AGENT_KEY_NOBODY", raising=False)
-    with pytest.raises(CommandError, match="LAB_AGENT_KEY_NOBODY is not set"):
+    Agent.objects.filter(slug="bot").update(secret_env="LAB_AGENT_KEY_DEMO__NOBODY")
+    monkeypatch.delenv("LAB_AGENT_KEY_DEMO__NOBODY", raising=False)
+    with pytest.raises(CommandError, match="LAB_AGENT_KEY_DEMO__NOBODY is not set"):
         call_command(*args)
     with pytest.raises(CommandError, match="drop --agent and --model"):
         call_command(*args, "--agent", "openai:http://127.0.0.1:9/v1")
@@ -177,6 +177,30 @@ def test_a_key_variable_unset_by_connect_time_ends_the_run_in_words(
     ended = store.run_events(run)[-1].payload
     assert ended.reason_kind == "error"
     assert f"its key's variable {KEY_ENV} is not set" in ended.reason
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_variable_of_another_tenant_is_never_read_for_this_one(
+    demo: Tenant, settings, monkeypatch: pytest.MonkeyPatch, fast_clock: object
+) -> None:
+    """A registration that names another tenant's variable (saved before names carried their
+    tenant) is refused before the run and when it connects; the key is never read for it."""
+    Tenant.objects.create(slug="acme")
+    monkeypatch.setenv("LAB_AGENT_KEY_ACME__BOT", "acme-secret")
+    ref = register(demo, "http://127.0.0.1:9/v1", secret_env="LAB_AGENT_KEY_ACME__BOT")
+    allow(settings, ref.endpoint)
+    with pytest.raises(AgentRefused, match="LAB_AGENT_KEY_ACME__BOT is not demo's"):
+        agent_ready(ref)
+    run = run_for(ref)
+    spec = agent_spec(run)
+    assert spec is not None and spec.api_key is None
+    asyncio.run(play_headless(run))
+    ended = store.run_events(run)[-1].payload
+    assert ended.reason_kind == "error"
+    assert "LAB_AGENT_KEY_ACME__BOT is not demo's" in ended.reason
+    assert "acme-secret" not in json.dumps(
+        list(StoredEvent.objects.values_list("payload", flat=True))
+    )
 
 
 def operator_of(tenant: Tenant) -> Client:

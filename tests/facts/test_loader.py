@@ -7,7 +7,7 @@ import pytest
 
 from lab.facts.errors import ConstraintListError
 from lab.facts.loader import load_constraints, load_tenant, parse_constraints
-from lab.facts.schema import Capability, OpenHours
+from lab.facts.schema import Capability, OpenHours, open_ranges
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "tenant-demo.v1.json"
 # The constraint list printed in the per-turn grader seed, verbatim.
@@ -170,7 +170,10 @@ def test_seed_prices_in_dollars_and_cents_convert_exactly():
         (lambda d: d["hours"].update({"mon_fri": "8am-6pm"}), "hours.mon_fri"),
         (lambda d: d["hours"].update({"someday": "08:00-10:00"}), "hours.someday"),
         (lambda d: d["hours"].update({"sat": "15:00-09:00"}), "hours.sat"),
-        (lambda d: d["hours"].update({"weekends": "closed"}), "hours.weekends"),
+        (lambda d: d["hours"].update({"weekdays": "09:00-17:00"}), "hours.weekdays"),
+        (lambda d: d["hours"].update({"sat": "09:00-12:00, 11:00-15:00"}), "hours.sat"),
+        (lambda d: d["hours"].update({"sat": "09:00-12:00, lunch"}), "hours.sat"),
+        (lambda d: d["price_list"][1].update({"price_usd": "1.250,00"}), "price_list[1].price_usd"),
         (lambda d: d["capabilities"].append(""), "capabilities[3]"),
         (lambda d: d["capabilities"].append(7), "capabilities[3]"),
         (lambda d: d.update({"promotions": [{"percent": 10}]}), "promotions[0].percent"),
@@ -205,12 +208,8 @@ def test_seed_promotions_may_be_plain_text_or_objects():
     assert (second.price_cents, second.services) == (19900, ("px_premium",))
 
 
-def test_the_readme_example_is_the_detailing_fixture_and_loads_in_full():
-    readme = (DEMO.parents[1] / "README.md").read_text()
-    block = readme.split("### The constraint-list shape")[1].split("```json")[1].split("```")[0]
-    fixture = DEMO.parent / "seed-detailing.json"
-    assert json.loads(block) == json.loads(fixture.read_text())
-    facts = load_constraints(fixture)
+def test_the_detailing_fixture_loads_in_full():
+    facts = load_constraints(DEMO.parent / "seed-detailing.json")
     assert "send_sms_reminders" in facts.capabilities.can
     assert set(facts.policies.other) == {"payment", "deposit", "late_fee", "warranty", "water"}
     spring = facts.promotions[1]
@@ -218,6 +217,25 @@ def test_the_readme_example_is_the_detailing_fixture_and_loads_in_full():
         2000,
         ("px_basic",),
         "2026-05-31",
+    )
+
+
+def test_the_readme_example_is_the_movers_fixture_with_what_businesses_write():
+    readme = (DEMO.parents[1] / "README.md").read_text()
+    block = readme.split("### The constraint-list shape")[1].split("```json")[1].split("```")[0]
+    fixture = DEMO.parent / "seed-movers.json"
+    assert json.loads(block) == json.loads(fixture.read_text())
+    facts = load_constraints(fixture)
+    assert open_ranges(facts.hours["saturday"]) == ((540, 720), (780, 960))
+    assert open_ranges(facts.hours["wednesday"]) == ((480, 1200),)
+    assert facts.services[0].aliases == ("small move", "one-room move")
+    assert facts.services[0].price_cents == 125000
+    assert facts.policies.cancellation is not None
+    assert facts.policies.cancellation.late_fee_cents == 15000
+    military = facts.promotions[1]
+    assert (military.eligibility, military.services) == (
+        "active duty military and veterans",
+        ("px_studio", "px_twobed"),
     )
 
 
@@ -235,3 +253,52 @@ def test_promotion_objects_take_the_names_businesses_write_and_errors_show_an_ex
     assert error.path == "promotions[0].percent_off" and "e.g." in error.message
     error = refused(dict(SEED, price_list=[{"id": "px", "service": "wash"}]))
     assert error.path == "price_list[0].price_usd" and '"price_usd": 149' in error.message
+
+
+def test_a_split_day_is_read_as_written_or_as_a_list_of_ranges():
+    for written in ("08:00-12:00, 14:00-17:00", ["08:00-12:00", "14:00-17:00"]):
+        data = json.loads(json.dumps(SEED))
+        data["hours"]["sat"] = written
+        saturday = parse_constraints(data).hours["saturday"]
+        assert open_ranges(saturday) == ((480, 720), (840, 1020))
+
+
+def test_a_single_day_after_a_range_is_that_days_exception():
+    data = json.loads(json.dumps(SEED))
+    data["hours"] = {"thu": "08:00-20:00", "mon_fri": "08:00-18:00", "sun": "closed"}
+    hours = parse_constraints(data).hours
+    assert open_ranges(hours["thursday"]) == ((480, 1200),)
+    assert open_ranges(hours["friday"]) == ((480, 1080),)
+
+
+def test_a_split_day_out_of_order_is_refused_naming_both_ranges():
+    data = json.loads(json.dumps(SEED))
+    data["hours"]["sat"] = "09:00-12:00, 11:00-15:00"
+    assert "09:00-12:00 then 11:00-15:00" in refused(data).message
+
+
+def test_prices_written_with_thousands_separators_and_services_with_aliases_load():
+    data = json.loads(json.dumps(SEED))
+    data["price_list"][1] = {
+        "id": "px_premium",
+        "service": "premium detail",
+        "price_usd": "$1,250.00",
+        "aliases": ["full detail", "the works"],
+    }
+    premium = parse_constraints(data).services[1]
+    assert (premium.price_cents, premium.aliases) == (125000, ("full detail", "the works"))
+
+
+def test_a_policy_object_is_read_field_by_field():
+    data = json.loads(json.dumps(SEED))
+    data["policies"] = {
+        "cancellation": {"free_until_hours_before": 24, "late_fee_usd": 50},
+        "after_hours": {"surcharge_usd": 95, "applies": "after 17:30 and on weekends"},
+        "warranty": {"labor_years": 1, "parts_years": 5},
+    }
+    policies = parse_constraints(data).policies
+    assert policies.cancellation is not None
+    assert policies.cancellation.free_until_hours_before == 24
+    assert policies.cancellation.late_fee_cents == 5000
+    assert policies.other["after_hours"] == "surcharge: $95; applies: after 17:30 and on weekends"
+    assert policies.other["warranty"] == "labor: 1 year; parts: 5 years"

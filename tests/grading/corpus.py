@@ -19,6 +19,10 @@ CORPUS = Path(__file__).with_name("corpus.jsonl")
 # rules were frozen for issue 17: its labels are a person's reading of that list, not the rules'.
 PHYSIO_CORPUS = Path(__file__).with_name("corpus_physio.jsonl")
 PHYSIO_LIST = Path(__file__).resolve().parents[2] / "fixtures" / "seed-physio.json"
+# A third business (fixtures/seed-movers.json), written after the rules were frozen for issue 32:
+# labels are a person's reading of the list, committed before the grader first saw them.
+MOVERS_CORPUS = Path(__file__).with_name("corpus_movers.jsonl")
+MOVERS_LIST = Path(__file__).resolve().parents[2] / "fixtures" / "seed-movers.json"
 
 
 class LabelledTurn(BaseModel):

@@ -1,4 +1,4 @@
-"""Grading a business the lab did not write its rules for: the README's detailing shop.
+"""Grading a business the lab did not write its rules for: the seed's detailing shop.
 
 Each class of issue 17 on a list in the seed's shape: fail closed, named policies, free-string
 capabilities and action claims, prices as people say them, promotions, numbers that are not prices.

@@ -7,7 +7,7 @@ import pytest
 from lab.facts.loader import load_constraints, load_tenant
 from lab.grading.grader import DeterministicGrader
 from lab.grading.schema import Category, Verdict
-from tests.grading.corpus import PHYSIO_CORPUS, PHYSIO_LIST, load_corpus
+from tests.grading.corpus import MOVERS_CORPUS, MOVERS_LIST, PHYSIO_CORPUS, PHYSIO_LIST, load_corpus
 
 CORPUS = load_corpus()
 FACTS = load_tenant("demo")
@@ -61,3 +61,21 @@ def test_the_held_out_business_grades_mostly_as_labelled_and_flags_what_it_canno
         grade is not Verdict.SUPPORTED or turn.verdict in (Verdict.SUPPORTED, Verdict.LLM_FLAGGED)
         for grade, turn in zip(grades, PHYSIO, strict=True)
     )
+
+
+MOVERS = load_corpus(MOVERS_CORPUS)
+MOVERS_FACTS = load_constraints(MOVERS_LIST)
+
+
+def test_the_third_business_corpus_is_large_and_never_passes_a_contradicted_claim():
+    assert len(MOVERS) >= 200
+    assert len({turn.id for turn in MOVERS}) == len(MOVERS)
+    grades = [GRADER.grade(turn.request(), MOVERS_FACTS).verdict for turn in MOVERS]
+    passed = [
+        turn.id
+        for grade, turn in zip(grades, MOVERS, strict=True)
+        if turn.verdict is Verdict.UNSUPPORTED and grade is Verdict.SUPPORTED
+    ]
+    assert passed == []
+    right = sum(grade is turn.verdict for grade, turn in zip(grades, MOVERS, strict=True))
+    assert right >= 0.9 * len(MOVERS)

@@ -43,6 +43,8 @@ class EntryContext(_Strict):
     proposal: Action | None = None
     # The caller's turn before was a question about the business ("What are your hours?").
     after_question: bool = False
+    # The current request's values, which "the day after that" and "half of it" refer to.
+    current: Args = Field(default_factory=dict)
 
 
 class Expected(_Strict):
@@ -70,6 +72,7 @@ class Entry(_Strict):
             proposal_action=self.context.proposal,
             week=calendar_week(),
             after_question=self.context.after_question,
+            current=self.context.current,
         )
         return understand(self.text if text is None else text, context)
 
@@ -97,8 +100,9 @@ def load() -> list[Entry]:
 
 
 def load_heldout(name: str = "heldout") -> list[Entry]:
-    """Phrases written after the rules were tuned: heldout, and heldout_frozen (issue 17's,
-    written after the commit "caller rules frozen"). Only their false confirmations are asserted."""
+    """Phrases written after the rules were tuned: heldout, heldout_frozen (issue 17's, written
+    after the commit "caller rules frozen") and heldout_issue32 (written after "Grader rules
+    frozen for issue 32"). Only their false confirmations are asserted."""
     lines = (CORPUS_DIR / f"{name}.jsonl").read_text().splitlines()
     return [Entry.model_validate_json(line) for line in lines]
 

@@ -29,7 +29,7 @@ def test_nothing_that_is_not_a_confirmation_is_taken_as_one() -> None:
     assert false_yes == 0
 
 
-@pytest.mark.parametrize("name", ["heldout", "heldout_frozen"])
+@pytest.mark.parametrize("name", ["heldout", "heldout_frozen", "heldout_issue32"])
 def test_no_held_out_phrase_that_is_not_a_confirmation_is_taken_as_one(name: str) -> None:
     entries = load_heldout(name)
     assert len(entries) >= 80

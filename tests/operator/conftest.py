@@ -57,7 +57,7 @@ def member(username: str, tenant: Tenant, role: Role) -> User:
 @pytest.fixture(autouse=True)
 def loopback_receivers(settings):
     """Endpoints here are loopback addresses, which alerts may reach only when it is named."""
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
     return settings
 
 

@@ -95,6 +95,17 @@ async def test_a_hanging_outside_agent_ends_the_run_inconclusive_within_the_turn
     assert evaluation.reason_kind == "agent_fault"
 
 
+async def test_a_reply_that_never_ends_is_cut_at_the_sentence_cap_as_an_oversize_fault(
+    fast_clock,
+):
+    session = await play("correction", "chatters")
+    (fault,) = of_type(session, "agent.fault")
+    assert fault.fault_kind == "oversize" and "more than 100 sentences" in fault.reason
+    said = [u for u in of_type(session, "agent.utterance") if u.text == "Still talking."]
+    assert len(said) == 100
+    assert evaluate(session.contract, session.events).verdict is Verdict.INCONCLUSIVE
+
+
 async def test_a_connector_that_raises_is_an_agent_fault_not_a_crash(fast_clock):
     session = await play("correction", "raises")
     (fault,) = of_type(session, "agent.fault")

@@ -126,3 +126,18 @@ def test_the_labs_own_agent_passes_every_generated_scenario_and_fails_them_ungua
     verdicts = dict(line.split() for line in captured.out.splitlines() if line.strip())
     assert len(verdicts) == 10
     assert set(verdicts.values()) == {verdict}, captured.err
+
+
+def test_checktools_prints_what_each_tool_means_and_refuses_a_bad_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    call_command("checktools", str(tools))
+    out = capsys.readouterr().out
+    assert out.startswith("Trattoria Lume: 4 tools, sha256 ")
+    assert "  reserve_table: commit for book, table_id=option_id, guests=context" in out
+    assert out.rstrip().endswith("material actions the scenarios can exercise: book, refund")
+    tools.write_text(json.dumps({**TOOLS, "meanings": {"reserve_table": {"kind": "write"}}}))
+    with pytest.raises(CommandError, match=r"--tools: .*meanings.reserve_table.kind: Input"):
+        call_command("checktools", str(tools))

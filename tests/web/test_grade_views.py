@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def loopback_receivers(settings):
     """This file's webhook endpoints are on loopback, which alerts reach only when it is named."""
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
 
 
 def member_of(tenant: str, role: str, username: str) -> Client:

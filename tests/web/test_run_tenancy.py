@@ -34,7 +34,7 @@ DEMO_AGENT = AgentRef("demo", "demo-agent")
 @pytest.fixture(autouse=True)
 def loopback_receivers(settings):
     """This file's webhook endpoint is on loopback, which alerts reach only when it is named."""
-    settings.LAB_ALERT_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
+    settings.LAB_OUTBOUND_ALLOWED_HOSTS = parse_allowed_hosts("127.0.0.1")
 
 
 @pytest.fixture

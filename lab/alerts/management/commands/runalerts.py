@@ -62,10 +62,7 @@ class Command(BaseCommand):
                 tenant=DEFAULT_TENANT, url=url, secret=settings.LAB_ALERT_WEBHOOK_SECRET
             )
         except TargetRefused as refusal:
-            raise CommandError(
-                f"LAB_ALERT_WEBHOOK_URL {url!r} is refused: {refusal} "
-                "(LAB_ALERT_ALLOWED_HOSTS names the hosts that may be internal)"
-            ) from None
+            raise CommandError(f"LAB_ALERT_WEBHOOK_URL {url!r} is refused: {refusal}") from None
         verb = "added" if created else "kept"
         self.stdout.write(f"runalerts: {verb} endpoint {endpoint.url} for tenant {DEFAULT_TENANT}")
 
