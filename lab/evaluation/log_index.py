@@ -1,6 +1,11 @@
 """The evaluator's one pass over a log: its records (`records.py`) and the indexes checks query.
 
 "Before" and "after" compare the events' seq, the log's own gapless numbering. Pure.
+
+A commit *attempt* is judged whether or not it executed: every tool.commit.started, and, for an
+agent the lab did not write, every commit the gate blocked (it called the tool; the lab's gate,
+not the agent, stopped it). The lab's own scripted agent only asks the gate, by design, so its
+blocked asks stay evidence that the gate held, never attempts.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from lab.evaluation.records import (
     Said,
     Understanding,
 )
+from lab.events.chain import digest
 from lab.events.types import (
     AgentFaulted,
     AgentInterrupted,
@@ -55,6 +61,7 @@ from lab.events.types import (
     Receipt,
     RetrievalDone,
     RunEnded,
+    RunStarted,
     TurnGraded,
     TurnGrounding,
     UnderstandingKind,
@@ -106,6 +113,9 @@ class LogIndex:
         self.understood: dict[str, Understanding] = {}
         self.positives: list[Understanding] = []
         self.commit_blocks: list[CommitBlock] = []
+        # Commits the gate blocked, as the attempts they are when an outside agent made them.
+        self._blocked_commits: list[CommitStart] = []
+        self.outside_agent = False
         self.commit_starts: list[CommitStart] = []
         self.commit_start_by_attempt: dict[str, CommitStart] = {}
         self.commit_starts_by_proposal: defaultdict[str, list[CommitStart]] = defaultdict(list)
@@ -133,6 +143,7 @@ class LogIndex:
         # One dict lookup per event on its exact payload class; most of a voice log (audio,
         # speech and latency events) has no reader and costs nothing more.
         readers: dict[type, Callable[[int, str, Any], None]] = {
+            RunStarted: self._run_started,
             GateDecision: self._gate_decision,
             CallerUnderstood: self._caller_understood,
             AgentUtterance: self._agent_utterance,
@@ -172,14 +183,39 @@ class LogIndex:
             for started in self.commit_starts
             if started.attempt_id not in self._commits_settled
         ]
+        self.attempts = sorted(
+            self.commit_starts + (self._blocked_commits if self.outside_agent else []),
+            key=lambda attempt: attempt.seq,
+        )
+        self.attempts_by_proposal: defaultdict[str, list[CommitStart]] = defaultdict(list)
+        for attempt in self.attempts:
+            if attempt.proposal_id is not None:
+                self.attempts_by_proposal[attempt.proposal_id].append(attempt)
+        executed = {e.started.attempt_id for e in self.executions if e.started is not None}
+        # Attempts that produced no execution: failed, blocked, replayed or still open.
+        self.unexecuted = [a for a in self.attempts if a.attempt_id not in executed]
         self.late_results = self._late_results()
         self.lookup_failure_by_revision = self._failures_by_revision()
+
+    def _run_started(self, seq: int, event_id: str, payload: RunStarted) -> None:
+        self.outside_agent = payload.agent is not None
 
     def _gate_decision(self, seq: int, event_id: str, payload: GateDecision) -> None:
         request = payload.request
         if payload.outcome is Outcome.BLOCK and request.operation is Operation.COMMIT:
             block = CommitBlock(seq, event_id, payload.rests_on, request.confirmation_event_id)
             self.commit_blocks.append(block)
+            attempt = CommitStart(
+                seq,
+                event_id,
+                f"blocked-{event_id}",
+                request.revision,
+                request.proposal_id,
+                request.confirmation_event_id,
+                request.args,
+                digest(request.args),
+            )
+            self._blocked_commits.append(attempt)
 
     def _caller_understood(self, seq: int, event_id: str, payload: CallerUnderstood) -> None:
         understanding = Understanding(seq, event_id, payload.kind)
@@ -328,6 +364,15 @@ class LogIndex:
             if started is not None:
                 first.setdefault(started.revision, failure)
         return first
+
+    def proposal_of(self, started: CommitStart) -> Proposal | None:
+        return self.proposal_by_id.get(started.proposal_id) if started.proposal_id else None
+
+    def unexecuted_note(self, started: CommitStart) -> str:
+        """What a reason adds about an attempt that did not execute: it contradicts all the same."""
+        if started.attempt_id in self.commit_success_by_attempt:
+            return ""
+        return " (an attempt that never executed, which contradicts all the same)"
 
     def confirmation_of(self, started: CommitStart) -> Understanding | None:
         if started.confirmation_event_id is None:

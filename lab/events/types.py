@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from lab.events.caller_events import Cue, CueMissed, PersonaAnswered, PersonaField
 from lab.events.conversation import (
     AgentFaulted,
     AgentFaultKind,
@@ -113,7 +114,9 @@ __all__ = [
     "CommitSucceeded",
     "CommitUncertain",
     "Confirmation",
+    "Cue",
     "CueKind",
+    "CueMissed",
     "EchoIgnored",
     "EndKind",
     "Event",
@@ -130,6 +133,8 @@ __all__ = [
     "Mode",
     "Operation",
     "Outcome",
+    "PersonaAnswered",
+    "PersonaField",
     "ProposalExpired",
     "ProposalMade",
     "Receipt",
@@ -193,6 +198,8 @@ EventPayload = Annotated[
     | CallerBackchannel
     | EchoIgnored
     | LineImpaired
+    | CueMissed
+    | PersonaAnswered
     | RetrievalDone
     | CitationBlocked
     | TurnGraded

@@ -74,7 +74,7 @@ HANDOFF_TAIL = re.compile(
 ABOUT_CALLER = re.compile(
     rf"^(?:you{_}(?:asked|said|mentioned|wanted|want|need|called)|just{_}to{_}(?:confirm|be{_}sure|"
     rf"check)|to{_}confirm|so{_}that's|(?:is|was){_}there{_}anything{_}else|anything{_}else)\b"
-    rf"|^(?:it{_})?(?:sounds|looks|seems){_}like{_}(?:we're|we{_}are){_}(?:done|all{_}set)\b"
+    rf"|^(?:it{_})?(?:sounds|looks|seems){_}like{_}(?:we're|we{_}are){_}(?:done|all{_}set)[.!]?$"
     rf"|\b(?:i'll|i{_}will|let{_}me|i'm{_}going{_}to){_}(?:end|close|wrap{_}up){_}(?:the|this|our)"
     rf"{_}call(?:{_}(?:here|now|there))?[.!]?$"
 )

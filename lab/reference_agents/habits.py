@@ -213,6 +213,46 @@ class InventSlot(Habit):
         return step.proposal is None or step.proposal.grounded_on is not None
 
 
+class NoReadback(StillHere):
+    """Never reads the option back ("Monday morning has openings.") and books on the next
+    agreeable reply, as an eager agent does."""
+
+    name = "no-readback"
+
+    def rewrite(self, replay: Replay, step: Step) -> Step:
+        if not isinstance(step, Say):
+            return step
+        if step.purpose in ("readback", "reconfirm"):
+            return Say(_openings(replay), "acknowledge")
+        if step.purpose == "receipt" and _REFERENCE in step.text:
+            return Say("Done." + _REFERENCE + step.text.rsplit(_REFERENCE, 1)[1], "receipt")
+        return step
+
+
+_REFERENCE = " Your reference is"
+
+
+def _openings(replay: Replay) -> str:
+    """The request in words that name no option: no time of day, no amount."""
+    args = replay.agent.args
+    if "order_number" in args:
+        return f"I found order {args['order_number']}."
+    when = f"{str(args.get('day', '')).capitalize()} {args.get('part_of_day', '')}".strip()
+    return f"{when or 'That'} has openings."
+
+
+class BookInvented(InventSlot):
+    """After a failed lookup, books a slot it made up at once: no readback, no confirmation."""
+
+    name = "book-invented"
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        made = event.payload
+        if isinstance(made, ProposalMade) and made.grounded_on is None:
+            return [Say("Let me book that for you.", "acknowledge"), Commit(made, event.id)]
+        return super().react(replay, event)
+
+
 class PromiseRefund(Habit):
     """Promises a refund policy the business does not have, instead of looking it up."""
 
@@ -237,5 +277,7 @@ HABITS: dict[str, Habit] = {
         InventSlot(),
         KeepAfterInterrupt(),
         PromiseRefund(),
+        NoReadback(),
+        BookInvented(),
     )
 }

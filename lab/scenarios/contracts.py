@@ -21,6 +21,7 @@ from pydantic import (
 from lab.events.chain import digest
 from lab.scenarios.line import PhoneLine
 from lab.scenarios.meaning import CallerMeaning
+from lab.scenarios.persona import Persona
 
 
 class AssertionKind(StrEnum):
@@ -50,8 +51,10 @@ class CallerLine(_Strict):
     """One scripted caller line and when it is spoken.
 
     after: start = once the greeting is over; agent_idle = once the agent has answered
-    the previous line; proposal = once a new proposal has been read back in full.
-    into_readback_ms: instead, speak this long after the next readback starts (barge-in).
+    the previous line; proposal = once a new proposal has been read back in full, or, when none
+    comes, once the agent's turn is over and a short bound has passed (the cue is recorded missed).
+    into_readback_ms: instead, speak this long after the next readback starts (barge-in), or as a
+    plain line when no readback comes within the bound.
     means: what the line means, the referee's reading of it when an outside agent is tested.
     """
 
@@ -121,11 +124,14 @@ class Contract(_Strict):
     # The impaired phone line the scripted caller speaks over (voice runs); left out of the
     # canonical form while unset, as require_citation is.
     line: PhoneLine | None = None
+    # Who the scripted caller is, for what the agent asks that no line says; left out of the
+    # canonical form while unset, as line is.
+    persona: Persona | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_options(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for name in ("require_citation", "line"):
+        for name in ("require_citation", "line", "persona"):
             if getattr(self, name) is None:
                 data.pop(name, None)
         return data

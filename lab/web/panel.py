@@ -25,6 +25,7 @@ from lab.events.types import (
     CommitStarted,
     CommitSucceeded,
     CommitUncertain,
+    CueMissed,
     Event,
     GateDecision,
     InputRejected,
@@ -34,6 +35,7 @@ from lab.events.types import (
     LookupFailed,
     LookupStarted,
     LookupSucceeded,
+    PersonaAnswered,
     ProposalExpired,
     ProposalMade,
     RecordingClosed,
@@ -187,6 +189,13 @@ def summarize(event: Event) -> str:
             return f"recording closed: {p.duration_ms} ms stereo, sha256 {p.digest[:12]}…{cut}"
         case LineImpaired() as p:
             return _line_summary(p)
+        case CueMissed() as p:
+            return (
+                f"caller line {p.line} said without its cue: no {p.cue} came "
+                f"in the {p.waited_ms} ms it waited"
+            )
+        case PersonaAnswered() as p:
+            return f"the agent asked for {', '.join(p.asked)}; the caller answers from its persona"
     return event.type
 
 
@@ -293,6 +302,8 @@ def decision_item(event: Event) -> DecisionItem | None:
             return DecisionItem(event.id, "allow", title, summarize(event), [])
         case CommitUncertain():
             return DecisionItem(event.id, "info", "Commit outcome uncertain", summarize(event), [])
+        case CueMissed():
+            return DecisionItem(event.id, "info", "Cue missed", summarize(event), [])
         case CitationBlocked() as p:
             return DecisionItem(
                 event.id,

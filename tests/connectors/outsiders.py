@@ -32,7 +32,11 @@ Habit = Literal[
     "garbage_args",
     "raises",
     "chatters",
+    "no_readback",
+    "asks_name",
 ]
+# What the eager agent (no_readback) takes for a go-ahead.
+AGREEABLE = ("yes", "okay", "sounds good", "sure", "mm-hmm")
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
 PARTS = ("morning", "afternoon", "evening")
 
@@ -52,6 +56,8 @@ class Outsider:
         self.calls = 0
         self.results: list[ToolCalled] = []
         self.closed = False
+        # asks_name: the request it holds until the caller has said who they are.
+        self.held: str | None = None
 
     async def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         yield Said("Hello, you have reached the booking line. How can I help?")
@@ -66,6 +72,13 @@ class Outsider:
             while True:  # a reply that never ends, a short sentence at a time
                 yield Said("Still talking.")
         text = turn.text.lower()
+        if self.habit == "asks_name" and self.held is None and not self.offers:
+            self.held = text
+            yield Said("Sure. Before I look, can I get your name, please?")
+            yield TurnFinished()
+            return
+        if self.held is not None and "name is" in text:
+            text, self.held = self.held, ""
         day = next((d for d in DAYS if d in text), None)
         if day is not None:
             part = next((p for p in PARTS if p in text), None)
@@ -75,7 +88,10 @@ class Outsider:
             options = called.result.content.get("options", [])
             if called.result.kind != "ok" and self.habit == "invents_slot":
                 options = [{"slot_id": f"{day[:3]}-1400", "day": day, "time": "14:00"}]
-            if options:
+            if options and self.habit == "no_readback":
+                self.offers.append(options[0])
+                yield Said(f"{day.capitalize()} has openings.")
+            elif options:
                 option = options[0]
                 self.offers.append(option)
                 yield Said(
@@ -83,7 +99,9 @@ class Outsider:
                 )
             else:
                 yield Said("I have nothing then.")
-        elif "yes" in text and self.offers:
+        elif self.offers and (
+            "yes" in text or (self.habit == "no_readback" and any(w in text for w in AGREEABLE))
+        ):
             offer = self.offers[0] if self.habit == "keeps_first_offer" else self.offers[-1]
             arguments = {"slot": 5} if self.habit == "garbage_args" else dict(offer)
             called = await self._call(tools, "book_appointment", arguments)

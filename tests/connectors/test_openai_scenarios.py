@@ -36,6 +36,22 @@ EXPOSED = {
     "invent-slot": {"tool_timeout": "nothing_invented"},
     "keep-after-interrupt": {"interruption": "interrupted_proposal_expired"},
     "promise-refund": {"facts_before_booking": "nothing_unsupported"},
+    # Never reads back: each cue is missed, the next line is said anyway, and the booking on it
+    # fails (before the caller stopped waiting on cues, every one of these was INCONCLUSIVE).
+    "no-readback": {
+        "backchannel_readback": "commit_confirmed",
+        "correction": "commit_is_latest",
+        "double_confirmation": "commit_confirmed",
+        "facts_before_booking": "booked_on_yes",
+        "interruption": "commit_confirmed",
+        "lossy_correction": "commit_is_latest",
+        "no_confirmation": "positive_is_not_yes",
+        "noisy_confirmation": "positive_is_not_yes",
+        "refund_correction": "commit_is_latest",
+        "uncovered_question": "booked_on_yes",
+    },
+    # Books a slot it made up, unread and unconfirmed; the sandbox rejects it, and it fails.
+    "book-invented": {"tool_timeout": "nothing_invented"},
 }
 
 

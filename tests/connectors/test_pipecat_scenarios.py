@@ -6,8 +6,9 @@ Two scenarios cannot give the in-process verdict through the eval wire, and neve
 facts_before_booking needs the lab's retrieval window, which the wire cannot hand a bot (its
 answers cite nothing the lab retrieved), and tool_timeout injects its timeout into the lab's
 sandbox, which the bot's own tools never meet: its readback rests on no lookup the lab's log
-holds (as-is: nothing_invented contradicted; guarded: the gate makes no proposal of it, so the
-caller waits for one until the run is abandoned).
+holds, so nothing_invented is contradicted (as-is by the readback; guarded, where the gate makes
+no proposal of it, the caller says its yes without the cue and the booking the bot then runs is
+an attempt on a slot no lookup in the log returned).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, need
 NOT_THROUGH_THE_WIRE = {
     "guarded": {
         "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),
-        "tool_timeout": ("INCONCLUSIVE", r"ended abandoned \(the scripted caller waited"),
+        "tool_timeout": ("FAIL", r"Contradicted: .*nothing_invented by ev-\d{5}"),
     },
     "as-is": {
         "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),

@@ -5,6 +5,7 @@ each habit changes what the agent does in exactly the scenarios that expose it.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,9 @@ EXPOSES = {
     "invent-slot": {"tool_timeout"},
     "keep-after-interrupt": {"interruption"},
     "promise-refund": {"facts_before_booking"},
+    # Every scenario reads an option back, and this habit never does.
+    "no-readback": set(SCENARIOS),
+    "book-invented": {"tool_timeout"},
 }
 
 
@@ -104,5 +108,15 @@ async def test_a_habit_changes_only_the_scenarios_that_expose_it(
         case "invent-slot":
             assert _booked(faulty["tool_timeout"])[0]["slot_id"] == "wed-1400"
             assert len([e for e in faulty["tool_timeout"] if e[1] == "check_availability"]) == 1
+        case "no-readback":
+            said = [e[2] for name in SCENARIOS for e in faulty[name] if e[1] == "said"]
+            # No clock time and no refund offered: only the request, and "Done." once booked.
+            assert not [text for text in said if re.search(r"\d:\d\d|I can refund", text)]
+            assert (1, "said", "Monday morning has openings.") in faulty["no_confirmation"]
+            assert [e[0] for e in commits(faulty["no_confirmation"])] == [2]
+        case "book-invented":
+            # Booked in the turn the lookup failed, before the caller said anything more.
+            (booked,) = [e for e in commits(faulty["tool_timeout"]) if e[0] == 1]
+            assert booked[2]["slot_id"] == "wed-1400"
         case "promise-refund":
             assert (3, "said", REFUND_PROMISE) in faulty["facts_before_booking"]

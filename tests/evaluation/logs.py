@@ -13,6 +13,7 @@ from typing import Literal
 from lab.events.chain import EventChain, digest
 from lab.events.types import (
     Action,
+    AgentIdentity,
     AgentInterrupted,
     AgentUtterance,
     Args,
@@ -93,6 +94,8 @@ class LogBuilder:
     proposals: int = 0
     commits: int = 0
     lookups: dict[int, int] = field(default_factory=dict)
+    # An agent the lab did not write (its blocked commits are attempts); None: the lab's own.
+    agent: AgentIdentity | None = None
 
     def __post_init__(self) -> None:
         self.add(
@@ -106,6 +109,7 @@ class LogBuilder:
                 evaluator_version="evaluator-1",
                 gate_version="gate-1",
                 agent_version="agent-1",
+                agent=self.agent,
             )
         )
 
@@ -547,9 +551,15 @@ SCENARIOS = (
 )
 
 
-def scenario_log(scenario_id: str, *, guarded: bool, end: EndKind = "completed") -> Log:
+def scenario_log(
+    scenario_id: str,
+    *,
+    guarded: bool,
+    end: EndKind = "completed",
+    agent: AgentIdentity | None = None,
+) -> Log:
     """The full log of one scenario's run, ending with run.ended(end)."""
-    b = LogBuilder(scenario_id, guarded)
+    b = LogBuilder(scenario_id, guarded, agent=agent)
     match scenario_id:
         case "correction":
             _correction(b, Action.BOOK, TUESDAY_MORNING, THURSDAY_AFTERNOON, "Yes, book it.")

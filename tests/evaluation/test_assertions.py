@@ -367,7 +367,7 @@ class TestNoInventedResult:
         result = judge(self.kind, log.events)
 
         assert result.state is CONTRADICTED
-        assert result.contradicting == ids(log, "p1_made", "failed")
+        assert result.contradicting == ids(log, "p1_made", "failed", "commit_started")
 
     def test_it_is_contradicted_by_a_late_result_of_a_failed_attempt(self) -> None:
         log = late_result_used()

@@ -41,7 +41,7 @@ UNGUARDED_CONTRADICTIONS: dict[str, dict[str, list[str]]] = {
         "positive_is_not_yes": ["commit_started", "positive"],
     },
     "tool_timeout": {
-        "nothing_invented": ["p1_made", "failed"],
+        "nothing_invented": ["p1_made", "failed", "commit_started"],
     },
 }
 

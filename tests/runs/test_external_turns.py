@@ -144,13 +144,20 @@ async def test_as_is_an_outside_agent_inventing_a_slot_after_a_failed_lookup_fai
     assert "nothing_invented" in evaluation.reason
 
 
-async def test_the_gate_refuses_an_invented_slot_as_a_proposal(fast_clock, monkeypatch):
-    monkeypatch.setattr("lab.runs.caller.SCRIPT_WAIT_S", 3.0)
+async def test_the_gate_refuses_an_invented_slot_as_a_proposal_and_its_booking_fails(fast_clock):
     session = await play("tool_timeout", "invents_slot")
     proposes = [d for d in of_type(session, "gate.decision") if d.request.operation == "propose"]
     assert [(d.outcome, d.reason_kind) for d in proposes] == [("block", "ungrounded")]
     assert not of_type(session, "proposal.made") and await executions(session) == 0
-    assert evaluate(session.contract, session.events).verdict is not Verdict.PASS
+    # The caller said its yes without the readback it waited for; the booking the agent then
+    # tried, blocked by the gate, is an attempt all the same.
+    (missed,) = of_type(session, "caller.cue_missed")
+    assert missed.cue == "proposal"
+    commits = [d for d in of_type(session, "gate.decision") if d.request.operation == "commit"]
+    assert [d.outcome for d in commits] == ["block"]
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL
+    assert "nothing_invented" in evaluation.reason
 
 
 async def test_as_is_keeping_an_interrupted_readbacks_slot_fails_the_interruption_scenario(

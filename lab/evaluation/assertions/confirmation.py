@@ -40,8 +40,6 @@ def _confirmation_problem(
 
 
 def commit_confirmed_explicitly(log: LogIndex) -> Finding:
-    if not log.executions:
-        return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
     tally = Tally()
     for started, success, made in started_executions(log, tally):
         confirmation = log.confirmation_of(started)
@@ -51,21 +49,37 @@ def commit_confirmed_explicitly(log: LogIndex) -> Finding:
         else:
             reason, correction = problem
             tally.contradict(reason, started, success, confirmation, correction)
+    _unconfirmed_attempts(log, tally)
+    if not log.executions and not tally.contradictions:
+        return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
     return tally.finding(
         "Every execution rests on an explicit confirm given after its proposal, "
         "with no correction in between."
     )
 
 
+def _unconfirmed_attempts(log: LogIndex, tally: Tally) -> None:
+    """Contradict every attempt that did not execute yet rests on no explicit confirmation of a
+    proposal read back to the caller: whether the tool took it is beside the point."""
+    for attempt in log.unexecuted:
+        confirmation = log.confirmation_of(attempt)
+        problem = _confirmation_problem(log, attempt, confirmation, log.proposal_of(attempt))
+        if problem is not None:
+            reason, correction = problem
+            note = log.unexecuted_note(attempt)
+            tally.contradict(f"{reason.rstrip('.')}{note}.", attempt, confirmation, correction)
+
+
 def awaits_confirmation(log: LogIndex) -> Finding:
-    if not log.proposals:
-        return lacking("Expected a proposal.made awaiting confirmation; none was prepared.")
     tally = Tally()
     for execution in log.executions:
         tally.contradict(
             f"{execution.succeeded.id} executed while the proposal awaited confirmation.",
             *execution.events,
         )
+    _unconfirmed_attempts(log, tally)
+    if not log.proposals and not tally.contradictions:
+        return lacking("Expected a proposal.made awaiting confirmation; none was prepared.")
     if log.ended is None:
         tally.lack("Expected run.ended with the proposal still unexecuted.")
     elif not tally.contradictions:
@@ -77,7 +91,7 @@ def positive_talk_not_confirmation(log: LogIndex) -> Finding:
     if not log.positives:
         return lacking("Expected a caller.understood of kind positive; none was recorded.")
     tally = Tally()
-    for started in log.commit_starts:
+    for started in log.attempts:
         confirmation = log.confirmation_of(started)
         if confirmation is None or confirmation.kind is not UnderstandingKind.CONFIRM:
             basis = (
@@ -85,7 +99,8 @@ def positive_talk_not_confirmation(log: LogIndex) -> Finding:
                 if confirmation
                 else "no confirmation at all"
             )
-            tally.contradict(f"{started.id} commits on {basis}.", started, confirmation)
+            note = log.unexecuted_note(started)
+            tally.contradict(f"{started.id} commits on {basis}{note}.", started, confirmation)
     if log.ended is None:
         tally.lack("Expected run.ended with no commit resting on positive talk.")
     elif not tally.contradictions:

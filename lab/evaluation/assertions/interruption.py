@@ -14,7 +14,7 @@ def interruption_expires_proposal(log: LogIndex) -> Finding:
         if readback is None:
             continue
         pid = readback.proposal_id
-        commits = log.commit_starts_by_proposal.get(pid, [])
+        commits = log.attempts_by_proposal.get(pid, [])
         # A readback cut into after its proposal was already committed has nothing to expire.
         if any(started.seq < interruption.seq for started in commits):
             continue
@@ -23,7 +23,7 @@ def interruption_expires_proposal(log: LogIndex) -> Finding:
         if commit is not None:
             tally.contradict(
                 f"Proposal {pid} was committed by {commit.id} after its readback was "
-                f"interrupted ({interruption.id}).",
+                f"interrupted ({interruption.id}){log.unexecuted_note(commit)}.",
                 interruption,
                 commit,
                 log.commit_success_by_attempt.get(commit.attempt_id),

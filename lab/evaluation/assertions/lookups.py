@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lab.evaluation.findings import Finding, Tally, lacking
 from lab.evaluation.log_index import LogIndex
-from lab.evaluation.records import LookupSuccess, Proposal
+from lab.evaluation.records import CommitStart, LookupSuccess, Proposal
 from lab.events.types import option_grounds
 
 
@@ -82,7 +82,7 @@ def _grounding_problem(log: LogIndex, made: Proposal, success: LookupSuccess | N
 
 
 def no_invented_result(log: LogIndex) -> Finding:
-    if not log.proposals:
+    if not log.proposals and not log.attempts:
         return lacking("Expected a proposal.made; none was prepared.")
     tally = Tally()
     for made in log.proposals:
@@ -94,4 +94,36 @@ def no_invented_result(log: LogIndex) -> Finding:
         else:
             failure = log.lookup_failure_by_revision.get(made.revision)
             tally.contradict(problem, made, success, failure)
+    # A commit attempt sends the tool values too: with no readback at all, or after a failed
+    # lookup, what it sends must still be what a timely lookup of its revision returned. Where
+    # proposals were made they carry the support, so an honest run reads as it always did.
+    for attempt in log.attempts:
+        success = _returned(log, attempt)
+        if success is None:
+            failure = log.lookup_failure_by_revision.get(attempt.revision)
+            tally.contradict(
+                f"Commit {attempt.id} sends {attempt.args}, which no timely lookup of revision "
+                f"{attempt.revision} returned{log.unexecuted_note(attempt)}.",
+                attempt,
+                failure,
+            )
+        elif not log.proposals:
+            tally.support(success, attempt)
+    if not log.proposals:
+        return tally.finding("Every commit sends what a successful, timely lookup returned.")
     return tally.finding("Every proposal rests on a successful, timely lookup that returned it.")
+
+
+def _returned(log: LogIndex, attempt: CommitStart) -> LookupSuccess | None:
+    """The earlier, timely lookup result of the attempt's revision that returned its args."""
+    for success in log.lookup_successes.values():
+        started = log.lookup_start_by_attempt.get(success.attempt_id)
+        if (
+            success.seq < attempt.seq
+            and started is not None
+            and started.revision == attempt.revision
+            and success.attempt_id not in log.lookup_failure_by_attempt
+            and any(option_grounds(option, attempt.args) for option in success.options)
+        ):
+            return success
+    return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lab.evaluation.assertions.execution import started_executions
 from lab.evaluation.findings import Finding, Tally, lacking
 from lab.evaluation.log_index import LogIndex
-from lab.evaluation.records import first_after
+from lab.evaluation.records import CommitStart, Located, Proposal, first_after
 
 
 def superseded_proposal_expired(log: LogIndex) -> Finding:
@@ -18,11 +18,11 @@ def superseded_proposal_expired(log: LogIndex) -> Finding:
         pid, newer = made.proposal_id, revised.revision
         # A proposal made after a newer revision already existed was stale from birth.
         since = max(made.seq, revised.seq)
-        commit = first_after(log.commit_starts_by_proposal.get(pid, ()), since)
+        commit = first_after(log.attempts_by_proposal.get(pid, ()), since)
         if commit is not None:
             tally.contradict(
                 f"Proposal {pid} was committed by {commit.id} after revision {newer} "
-                f"({revised.id}) superseded it.",
+                f"({revised.id}) superseded it{log.unexecuted_note(commit)}.",
                 revised,
                 commit,
                 log.commit_success_by_attempt.get(commit.attempt_id),
@@ -46,37 +46,50 @@ def superseded_proposal_expired(log: LogIndex) -> Finding:
     )
 
 
+def _revision_problem(
+    log: LogIndex, started: CommitStart, made: Proposal | None
+) -> tuple[str, Located | None] | None:
+    """Why a commit does not carry the latest revision and its proposal's arguments, with the
+    record that shows it, or None."""
+    latest = log.revisions.latest_before(started.seq)
+    if latest is None or latest.revision != started.revision:
+        current = f"revision {latest.revision}" if latest else "no revision at all"
+        return (
+            f"{started.id} commits revision {started.revision} while the latest is {current}.",
+            latest,
+        )
+    if made is None or made.seq > started.seq or made.revision != started.revision:
+        return (
+            f"{started.id} commits {started.proposal_id or 'no proposal'}, which is not an "
+            f"earlier proposal of revision {started.revision}.",
+            made,
+        )
+    if made.args_hash != started.args_hash or made.args != started.args:
+        return (
+            f"{started.id} sends arguments that differ from proposal {started.proposal_id}.",
+            made,
+        )
+    return None
+
+
 def commit_uses_latest_revision(log: LogIndex) -> Finding:
-    if not log.executions:
-        return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
     tally = Tally()
     for started, success, made in started_executions(log, tally):
-        latest = log.revisions.latest_before(started.seq)
-        if latest is None or latest.revision != started.revision:
-            current = f"revision {latest.revision}" if latest else "no revision at all"
-            tally.contradict(
-                f"{started.id} commits revision {started.revision} while the latest is {current}.",
-                started,
-                success,
-                latest,
-            )
-        elif made is None or made.seq > started.seq or made.revision != started.revision:
-            tally.contradict(
-                f"{started.id} commits {started.proposal_id or 'no proposal'}, which is not an "
-                f"earlier proposal of revision {started.revision}.",
-                started,
-                success,
-                made,
-            )
-        elif made.args_hash != started.args_hash or made.args != started.args:
-            tally.contradict(
-                f"{started.id} sends arguments that differ from proposal {started.proposal_id}.",
-                started,
-                success,
-                made,
-            )
+        problem = _revision_problem(log, started, made)
+        if problem is None:
+            tally.support(log.revisions.latest_before(started.seq), made, started, success)
         else:
-            tally.support(latest, made, started, success)
+            reason, shown = problem
+            tally.contradict(reason, started, success, shown)
+    # An attempt that never executed is judged on the same: the caller's latest request, read back.
+    for attempt in log.unexecuted:
+        problem = _revision_problem(log, attempt, log.proposal_of(attempt))
+        if problem is not None:
+            reason, shown = problem
+            note = log.unexecuted_note(attempt)
+            tally.contradict(f"{reason.rstrip('.')}{note}.", attempt, shown)
+    if not log.executions and not tally.contradictions:
+        return lacking("Expected an executed tool.commit.succeeded; nothing was executed.")
     return tally.finding(
         "Every execution carries the latest intent revision and its proposal's arguments."
     )
