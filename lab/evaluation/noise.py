@@ -1,7 +1,7 @@
 """Repeat trials with their noise: pass rates with Wilson intervals, pass^k, verdict flips.
 
-Pure: no Django, no I/O, no clock. A trial the scripted caller spoiled (it went on without a
-cue, it answered what its scenario lacked) is counted apart and judges no agent.
+Pure: no Django, no I/O, no clock. A trial the scripted caller spoiled (it answered what its
+scenario gave it no answer for) is counted apart and judges no agent.
 """
 
 from __future__ import annotations
@@ -24,15 +24,12 @@ class Outcome(StrEnum):
     CALLER = "caller"  # the caller's own failure, not the agent's
 
 
-# Events that say the scripted caller, not the agent, spoiled a trial: it went on without a cue.
-CALLER_FAULTS = frozenset({"caller.cue_missed"})
-
-
-def outcome_of(verdict: Verdict, event_types: Iterable[str]) -> Outcome:
-    """A trial's outcome; one that did not pass where the caller failed is the caller's."""
+def outcome_of(verdict: Verdict, event_types: Iterable[str], *, persona_given: bool) -> Outcome:
+    """A trial's outcome. One that did not pass after the caller answered the agent from a
+    default persona (its scenario gave none) is the caller's failure, not the agent's."""
     if verdict is Verdict.PASS:
         return Outcome.PASS
-    if CALLER_FAULTS.intersection(event_types):
+    if not persona_given and "caller.persona_answered" in set(event_types):
         return Outcome.CALLER
     return Outcome.FAIL if verdict is Verdict.FAIL else Outcome.INCONCLUSIVE
 

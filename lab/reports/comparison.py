@@ -112,6 +112,7 @@ class Derived:
     scenario_id: str
     verdict: Verdict | None
     event_types: tuple[str, ...]
+    persona_given: bool = False
     problem: str = ""
 
 
@@ -152,7 +153,8 @@ def verify_comparison(
         outcomes: dict[str, list[Outcome]] = defaultdict(list)
         for d in derived:
             if d.verdict is not None:
-                outcomes[d.scenario_id].append(outcome_of(d.verdict, d.event_types))
+                outcome = outcome_of(d.verdict, d.event_types, persona_given=d.persona_given)
+                outcomes[d.scenario_id].append(outcome)
         stated = {cell.scenario_id: cell for cell in column.cells}
         for scenario_id in sorted(set(stated) | set(outcomes)):
             cells += 1

@@ -53,12 +53,13 @@ def comparison_verify(
     def derive(trial: bytes) -> Derived:
         found = report_verify(trial, trusted=trusted)
         if found.report is None or found.derived is None:
-            return Derived("", None, (), "an embedded trial report is unreadable")
+            return Derived("", None, (), problem="an embedded trial report is unreadable")
         scenario = found.report.contract.id
         problem = ""
         if not (found.consistent and found.origin_proven):
             problem = f"a trial report of {scenario} does not verify: {found.summary('it')}"
         types = tuple(event.type for event in found.report.events)
-        return Derived(scenario, found.derived.verdict, types, problem)
+        given = found.report.contract.persona is not None
+        return Derived(scenario, found.derived.verdict, types, given, problem)
 
     return verify_comparison(raw, derive=derive, lab_key=lab_public_key(), trusted=trusted)

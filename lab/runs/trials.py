@@ -167,7 +167,9 @@ def _cell(index: int, run: Run | None) -> TrialCell:
         evaluation=evaluation,
         failing=failing,
         events=tuple((event_id, types.get(event_id, "")) for event_id in against),
-        outcome=outcome_of(evaluation.verdict, types.values()),
+        outcome=outcome_of(
+            evaluation.verdict, types.values(), persona_given=contract.persona is not None
+        ),
     )
 
 

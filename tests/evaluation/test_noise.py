@@ -15,10 +15,12 @@ from lab.evaluation.noise import (
     ScenarioNoise,
     compare,
     flip_rate,
+    outcome_of,
     pass_hat_k,
     summary_flips,
     wilson,
 )
+from lab.evaluation.verdicts import Verdict
 
 counts = st.integers(min_value=0, max_value=500).flatmap(
     lambda n: st.tuples(st.integers(min_value=0, max_value=n), st.just(n))
@@ -142,3 +144,13 @@ def test_an_agent_with_a_habit_is_beyond_noise_and_an_a_a_pair_is_not() -> None:
     shaky = ScenarioNoise((Outcome.PASS,) * 7 + (Outcome.FAIL,) * 3)
     assert compare(good, shaky).kind is Difference.WITHIN_NOISE
     assert math.isclose(shaky.flip_rate, 21 / 45)
+
+
+def test_a_trial_is_the_caller_s_fault_only_where_it_answered_from_a_default_persona() -> None:
+    answered = ["caller.utterance", "caller.persona_answered"]
+    assert outcome_of(Verdict.FAIL, answered, persona_given=False) is Outcome.CALLER
+    assert outcome_of(Verdict.FAIL, answered, persona_given=True) is Outcome.FAIL
+    assert outcome_of(Verdict.PASS, answered, persona_given=False) is Outcome.PASS
+    # A missed cue is the agent's: it never gave what the line waits for.
+    assert outcome_of(Verdict.FAIL, ["caller.cue_missed"], persona_given=False) is Outcome.FAIL
+    assert outcome_of(Verdict.INCONCLUSIVE, [], persona_given=False) is Outcome.INCONCLUSIVE

@@ -315,7 +315,9 @@ class Command(BaseCommand):
             run = self._play(contract, start, lines, (group, trial))
             events = store.run_events(run)
             evaluation = evaluate(contract, events)
-            outcomes.append(outcome_of(evaluation.verdict, (event.type for event in events)))
+            types = (event.type for event in events)
+            given = contract.persona is not None
+            outcomes.append(outcome_of(evaluation.verdict, types, persona_given=given))
             if evaluation.verdict is not Verdict.PASS:
                 self.stderr.write(
                     f"  {contract.id} trial {trial}: {evaluation.verdict.value} {evaluation.reason}"
