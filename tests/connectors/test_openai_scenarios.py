@@ -49,6 +49,8 @@ EXPOSED = {
         "noisy_confirmation": "positive_is_not_yes",
         "refund_correction": "commit_is_latest",
         "uncovered_question": "booked_on_yes",
+        "time_repeated": "commit_confirmed",
+        "correction_after_booking": "commit_confirmed",
     },
     # Books a slot it made up, unread and unconfirmed; the sandbox rejects it, and it fails.
     "book-invented": {"tool_timeout": "nothing_invented"},
