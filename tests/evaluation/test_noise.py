@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lab.evaluation.noise import (
@@ -22,12 +22,14 @@ from lab.evaluation.noise import (
 )
 from lab.evaluation.verdicts import Verdict
 
+# The machine is shared: a stall is not a slow test, so no per-example deadline.
 counts = st.integers(min_value=0, max_value=500).flatmap(
     lambda n: st.tuples(st.integers(min_value=0, max_value=n), st.just(n))
 )
 outcomes = st.lists(st.sampled_from(list(Outcome)), min_size=0, max_size=40).map(tuple)
 
 
+@settings(deadline=None)
 @given(counts)
 def test_the_wilson_interval_holds_the_observed_rate_inside_zero_and_one(
     count: tuple[int, int],
@@ -39,6 +41,7 @@ def test_the_wilson_interval_holds_the_observed_rate_inside_zero_and_one(
         assert interval.low <= successes / trials <= interval.high
 
 
+@settings(deadline=None)
 @given(counts)
 def test_the_wilson_interval_is_symmetric_in_passes_and_failures(count: tuple[int, int]) -> None:
     successes, trials = count
@@ -47,6 +50,7 @@ def test_the_wilson_interval_is_symmetric_in_passes_and_failures(count: tuple[in
     assert interval.high == pytest.approx(1 - mirrored.low, abs=1e-12)
 
 
+@settings(deadline=None)
 @given(st.integers(min_value=1, max_value=200))
 def test_more_trials_narrow_an_unchanged_rate(trials: int) -> None:
     small, large = wilson(trials, 2 * trials), wilson(2 * trials, 4 * trials)
@@ -69,6 +73,7 @@ def test_an_impossible_count_is_refused() -> None:
         pass_hat_k(1, 3, 4)
 
 
+@settings(deadline=None)
 @given(counts, st.integers(min_value=1, max_value=20))
 def test_pass_hat_k_is_a_probability_falling_with_k(count: tuple[int, int], k: int) -> None:
     successes, trials = count
@@ -86,6 +91,7 @@ def test_pass_hat_k_of_all_k_is_all_or_nothing() -> None:
     assert pass_hat_k(8, 10, 2) == pytest.approx(28 / 45)
 
 
+@settings(deadline=None)
 @given(st.lists(st.booleans(), max_size=60))
 def test_the_flip_rate_is_the_share_of_disagreeing_pairs(passed: list[bool]) -> None:
     n = len(passed)
@@ -95,6 +101,7 @@ def test_the_flip_rate_is_the_share_of_disagreeing_pairs(passed: list[bool]) -> 
     assert flip_rate(passed) == 0.0 or 0 < sum(passed) < n
 
 
+@settings(deadline=None)
 @given(outcomes)
 def test_caller_faults_judge_no_agent(found: tuple[Outcome, ...]) -> None:
     noise = ScenarioNoise(found)
@@ -116,6 +123,7 @@ def test_a_row_says_its_rate_interval_and_flips() -> None:
     assert summary_flips([row, ScenarioNoise((Outcome.PASS,) * 3)]) == 1
 
 
+@settings(deadline=None)
 @given(outcomes, outcomes)
 def test_a_comparison_is_beyond_noise_only_where_intervals_part(
     first: tuple[Outcome, ...], second: tuple[Outcome, ...]
