@@ -184,7 +184,10 @@ class Toolset:
             items = _first_list(result)
         if items is None:
             return None
-        fields = meaning.results.fields if meaning.results else {}
+        fields = dict(meaning.results.fields) if meaning.results else {}
+        if meaning.results and meaning.results.id:
+            # The field the file names as the id identifies an option, whatever it is called.
+            fields.setdefault(meaning.results.id, _ID_ROLE[meaning.action])
         options = [self._option_in(meaning, item, fields) for item in items[:_MAX_OPTIONS]]
         return [option for option in options if option is not None]
 
@@ -205,6 +208,8 @@ class Toolset:
         return read if all(key in read for key in needed) else None
 
 
+# The role of the field that names a listed option: a slot's own id; an order is its number.
+_ID_ROLE: dict[Action, Role] = {Action.BOOK: Role.OPTION_ID, Action.REFUND: Role.ORDER}
 # What a listed option must carry for the referee to match a readback to it.
 _NEEDED: dict[Action, tuple[str, ...]] = {
     Action.BOOK: ("slot_id", "day", "time"),

@@ -115,6 +115,8 @@ class ExternalAgentTurns:
         self._offer: tuple[UtterancePurpose, str] | None = None
         # The retrieval.done the current caller turn's answer stands on, if the lab retrieved.
         self._retrieval: str | None = None
+        # The agent.interrupted events already handed to the agent as its turns' cuts.
+        self._cuts_told: set[str] = set()
 
     async def react(self, event: Event) -> None:
         # The gate folds every event in both modes: as-is it decides nothing, but the expiries a
@@ -164,7 +166,7 @@ class ExternalAgentTurns:
                 text=text,
                 utterance_event_id=said.id,
                 audio=audio,
-                cut=self._cuts(said.id),
+                cut=self._cuts(),
                 knowledge=window.chunks if isinstance(window, RetrievalDone) else None,
             )
             await self._pump(
@@ -180,15 +182,23 @@ class ExternalAgentTurns:
             return None
         return await self.record(retrieve(Retrieve(text, understood_id), tenant_retriever()))
 
-    def _cuts(self, cause_event_id: str) -> tuple[Cut, ...]:
-        """The agent speech this caller turn cut into, as the agent said it and as it was heard."""
+    def _cuts(self) -> tuple[Cut, ...]:
+        """The agent speech cut since the last caller turn the agent heard, as the agent said it
+        and as it was heard. On voice runs the cause is the caller's speech starting (VAD), not
+        the utterance its words become, so every cut not yet handed over goes with this turn."""
         said = {e.id: e.payload.text for e in self.events if isinstance(e.payload, AgentUtterance)}
-        return tuple(
-            Cut(said=said[e.payload.utterance_event_id], heard=e.payload.heard_text)
+        cuts = [
+            e
             for e in self.events
             if isinstance(e.payload, AgentInterrupted)
-            and e.payload.cause_event_id == cause_event_id
+            and e.id not in self._cuts_told
             and e.payload.utterance_event_id in said
+        ]
+        self._cuts_told.update(e.id for e in cuts)
+        return tuple(
+            Cut(said=said[e.payload.utterance_event_id], heard=e.payload.heard_text)
+            for e in cuts
+            if isinstance(e.payload, AgentInterrupted)
         )
 
     async def _revise(self, understood: CallerUnderstood, understood_id: str) -> None:

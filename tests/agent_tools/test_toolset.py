@@ -136,6 +136,35 @@ def test_a_bots_own_results_are_read_with_its_own_ids() -> None:
     assert toolset.read_options("find_slots", {"message": "none"}) is None
 
 
+def test_a_bots_own_results_are_read_by_the_id_field_the_file_names() -> None:
+    """An id named like no id ("opening_ref") is the option's id when `results.id` says so."""
+    toolset = _toolset(
+        {
+            "tools": [
+                _function("list_openings", {"week_day": {"type": "string"}}, ["week_day"]),
+                _function("schedule_visit", {"opening_ref": {"type": "string"}}, ["opening_ref"]),
+            ],
+            "meanings": {
+                "list_openings": {
+                    "results": {
+                        "options": "result.openings",
+                        "id": "opening_ref",
+                        "fields": {"starts_at": "datetime"},
+                    }
+                },
+                "schedule_visit": {"args": {"opening_ref": "option_id"}},
+            },
+        }
+    )
+    result = {
+        "result": {"openings": [{"opening_ref": "OP-1051", "starts_at": "2025-03-11T08:15:00"}]}
+    }
+    listed = {"slot_id": "OP-1051", "day": "tuesday", "time": "08:15"}
+    assert toolset.read_options("list_openings", result) == [listed]
+    commit = toolset.read("schedule_visit", {"opening_ref": "OP-1051"}, {"OP-1051": listed})
+    assert commit.args == listed
+
+
 def test_mcp_and_pipecat_shapes_are_the_same_tools() -> None:
     mcp = {
         "name": "find_slots",

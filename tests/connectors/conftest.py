@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -19,9 +20,18 @@ READY_WITHIN_S = 60.0  # a loaded two-core machine imports the lab slowly
 
 def start_reference_server(habit: str | None = None) -> tuple[subprocess.Popen[str], str]:
     """The reference OpenAI-compatible server on a free loopback port, once it says so."""
-    command = [sys.executable, "-m", "lab.reference_agents.openai_server", "--port", "0"]
-    if habit:
-        command += ["--habit", habit]
+    command = ["-m", "lab.reference_agents.openai_server", "--port", "0"]
+    return _start_chat_server([*command, *(["--habit", habit] if habit else [])])
+
+
+def start_team_server(business: str, habit: str = "correct") -> tuple[subprocess.Popen[str], str]:
+    """A team's booking agent (lab/reference_agents/team_agents) on a free loopback port."""
+    module = "lab.reference_agents.team_agents.server"
+    return _start_chat_server(["-m", module, "--business", business, "--habit", habit])
+
+
+def _start_chat_server(arguments: list[str]) -> tuple[subprocess.Popen[str], str]:
+    command = [sys.executable, *arguments]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     with selectors.DefaultSelector() as selector:
@@ -64,8 +74,24 @@ def reference_server() -> Iterator[Callable[[str | None], str]]:
         stop(process)
 
 
+@pytest.fixture
+def team_server() -> Iterator[Callable[[str, str], str]]:
+    """Starts team agents' servers (by business and habit) for one test; always stopped."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(business: str, habit: str = "correct") -> str:
+        process, url = start_team_server(business, habit)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop(process)
+
+
 PIPECAT_PYTHON = ROOT / "benchmarks" / ".pipecat-venv" / "bin" / "python"
 PIPECAT_BOT = ROOT / "agents" / "pipecat_bot" / "bot.py"
+CLINIC_BOT = ROOT / "agents" / "clinic_bot" / "bot.py"
 needs_pipecat = pytest.mark.skipif(
     not PIPECAT_PYTHON.exists(),
     reason="the reference pipecat bot needs benchmarks/.pipecat-venv "
@@ -80,14 +106,16 @@ def free_port() -> int:
         return port
 
 
-def start_pipecat_bot(llm_url: str, *, audio: bool = False) -> tuple[subprocess.Popen[str], str]:
-    """The reference pipecat bot under pipecat's development runner, once uvicorn says it serves
-    (with audio: hearing and speaking on its own STT and TTS).
+def start_pipecat_bot(
+    llm_url: str, *, audio: bool = False, bot: Path = PIPECAT_BOT
+) -> tuple[subprocess.Popen[str], str]:
+    """A pipecat bot (the reference one unless told) under pipecat's development runner, once
+    uvicorn says it serves (with audio: hearing and speaking on its own STT and TTS).
 
     Its log is drained by a thread (a full pipe would stall the bot) and kept for failures.
     """
     port = free_port()
-    command = [str(PIPECAT_PYTHON), str(PIPECAT_BOT), "--host", "127.0.0.1", "--port", str(port)]
+    command = [str(PIPECAT_PYTHON), str(bot), "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(
         [*command, "--llm-url", llm_url, *(["--audio"] if audio else [])],
         cwd=ROOT,
@@ -124,6 +152,22 @@ def pipecat_bot(
 
     def start(*, audio: bool = False) -> str:
         process, url = start_pipecat_bot(reference_server(None), audio=audio)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop(process)
+
+
+@pytest.fixture
+def clinic_bot(team_server: Callable[[str, str], str]) -> Iterator[Callable[[str], str]]:
+    """Starts Harbour Physio's pipecat bot (its own tools and openings) on the team agent's
+    server for the clinic with a habit; both always stopped."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(habit: str = "correct") -> str:
+        process, url = start_pipecat_bot(team_server("clinic", habit), bot=CLINIC_BOT)
         started.append(process)
         return url
 

@@ -1,0 +1,1 @@
+"""Reference agents as teams write them: their own tools, ids, results and words."""
