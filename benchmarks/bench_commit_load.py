@@ -46,7 +46,7 @@ from lab.events.types import (  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
 from lab.scenarios.catalog import contract_get  # noqa: E402
 from lab.tools.models import ToolExecution  # noqa: E402
-from lab.web.management.commands.runscenarios import play_headless  # noqa: E402
+from lab.web.management.headless import play_headless  # noqa: E402
 
 SCENARIO = "double_confirmation"
 STAGGER_S = 0.02

@@ -37,7 +37,7 @@ from lab.events import store  # noqa: E402
 from lab.events.types import AgentUtterance, CallerUtterance, Channel, Event, Mode  # noqa: E402
 from lab.runs.services import run_start  # noqa: E402
 from lab.scenarios.catalog import all_contracts  # noqa: E402
-from lab.web.management.commands.runscenarios import play_headless  # noqa: E402
+from lab.web.management.headless import play_headless  # noqa: E402
 
 
 @dataclass

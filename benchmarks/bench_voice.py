@@ -45,7 +45,7 @@ from lab.scenarios.catalog import all_contracts  # noqa: E402
 from lab.scripted.fixed_lines import fixed_lines  # noqa: E402
 from lab.speech import asr, service, smart_turn, tts  # noqa: E402
 from lab.speech.protocol import AsrOptions  # noqa: E402
-from lab.web.management.commands.runscenarios import play_headless  # noqa: E402
+from lab.web.management.headless import play_headless  # noqa: E402
 
 RTF: list[float] = []
 _transcribe = asr.transcribe

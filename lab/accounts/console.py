@@ -18,6 +18,7 @@ _PAGES = (
     ("rollup_page", "Rollup", can_view_rollup),
     ("alerts_page", "Alerts", can_manage),
     ("operator_trials_list", "Trials", lambda role: True),
+    ("operator_compare", "Compare", lambda role: True),
     ("agents_page", "Agents", lambda role: True),
     ("tenant_settings", "Settings", can_manage),
 )

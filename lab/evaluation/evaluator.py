@@ -33,6 +33,7 @@ from lab.evaluation.assertions.lookups import (
 )
 from lab.evaluation.assertions.revisions import (
     commit_uses_latest_revision,
+    latest_request_executed,
     superseded_proposal_expired,
 )
 from lab.evaluation.findings import Finding
@@ -69,6 +70,7 @@ _CHECKS: dict[AssertionKind, Callable[[LogIndex], Finding]] = {
     AssertionKind.GROUNDED_ANSWERS_CITE: grounded_answers_cite,
     AssertionKind.NO_ORPHAN_CITATION: no_orphan_citation,
     AssertionKind.UNCOVERED_QUESTION_DECLINED: uncovered_question_declined,
+    AssertionKind.LATEST_REQUEST_EXECUTED: latest_request_executed,
 }
 
 

@@ -22,6 +22,7 @@ from lab.operator.calls import call_turns
 from lab.operator.members import members_only
 from lab.runs.trials import trial_groups_of_tenant, trial_runs_of_tenant, trial_table
 from lab.scenarios.catalog import UnknownScenario, contract_get
+from lab.web.compare_views import render_comparison
 from lab.web.panel import panel_context
 from lab.web.report_views import report_download
 
@@ -107,3 +108,29 @@ def trials_list(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
     """The tenant's newest repeat-trial groups, each linking to its side-by-side page."""
     context = {"tenant": tenant, "groups": trial_groups_of_tenant(tenant)}
     return render(request, "operator/trials.html", context)
+
+
+def _compare(request: HttpRequest, tenant: str, *, export: bool) -> HttpResponse:
+    return render_comparison(
+        request,
+        tenant=tenant,
+        newest=lambda: [summary.group.id for summary in trial_groups_of_tenant(tenant)],
+        runs_of=lambda group_id: trial_runs_of_tenant(group_id, tenant),
+        export=export,
+    )
+
+
+@never_cache
+@require_safe
+@members_only
+def compare_page(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
+    """The tenant's trial groups (its agents) side by side, newest first or as chosen."""
+    return _compare(request, tenant, export=False)
+
+
+@never_cache
+@require_safe
+@members_only
+def compare_report(request: HttpRequest, tenant: str, role: Role) -> HttpResponse:
+    """The tenant's comparison as one signed report embedding its trials' evidence reports."""
+    return _compare(request, tenant, export=True)

@@ -17,6 +17,12 @@ urlpatterns = [
         name="operator_run_report",
     ),
     path("t/<slug:tenant>/trials/", evidence.trials_list, name="operator_trials_list"),
+    path("t/<slug:tenant>/compare/", evidence.compare_page, name="operator_compare"),
+    path(
+        "t/<slug:tenant>/compare/report.json",
+        evidence.compare_report,
+        name="operator_compare_report",
+    ),
     path(
         "t/<slug:tenant>/trials/<uuid:group_id>/",
         evidence.trials_page,

@@ -26,13 +26,13 @@ if TYPE_CHECKING:
 
 _REFUND_TALK = re.compile(r"\b(?:refund|money back)\b", re.IGNORECASE)
 REFUND_PROMISE = "Of course, you can get a full refund within 30 days, whatever the reason."
+UPDATED = "Done, I've updated your booking."
 
 
 class Habit:
     """The reference agent's behaviour, unchanged; each habit overrides one of these hooks."""
 
     name = "reference"
-    commits_again = False
 
     def react(self, replay: Replay, event: Event) -> list[Step] | None:
         """Steps to take instead of the agent's own for this event (None: the agent's)."""
@@ -40,6 +40,10 @@ class Habit:
 
     def rewrite(self, replay: Replay, step: Step) -> Step:
         return step
+
+    def again(self, replay: Replay, step: Commit) -> bool:
+        """Whether to call the tool again for a proposal already carried out."""
+        return False
 
     def answer(self, question: str) -> str | None:
         """An answer to say instead of looking the question up (None: look it up)."""
@@ -143,7 +147,53 @@ class DoubleBook(Habit):
     """Books again, with a new call, when the caller says yes a second time."""
 
     name = "double-book"
-    commits_again = True
+
+    def again(self, replay: Replay, step: Commit) -> bool:
+        return True
+
+
+class RebookOnRecap(Habit):
+    """Books again when the caller, once booked, repeats the time back ("so that's nine, yes?")."""
+
+    name = "rebook-on-recap"
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        understood = event.payload
+        if not isinstance(understood, CallerUnderstood) or _explicit(event):
+            return None
+        agreeable = understood.kind is UnderstandingKind.POSITIVE
+        done = [p for p, _ in proposals(replay) if p.proposal_id in replay.receipts]
+        return [Commit(done[-1], event.id)] if agreeable and done else None
+
+    def again(self, replay: Replay, step: Commit) -> bool:
+        return self._recap(replay, step)
+
+    def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
+        return not (isinstance(step, Commit) and self._recap(replay, step))
+
+    @staticmethod
+    def _recap(replay: Replay, step: Commit) -> bool:
+        said = replay.event(step.confirmation_event_id)
+        return (
+            said is not None
+            and not _explicit(said)
+            and step.proposal is not None
+            and step.proposal.proposal_id in replay.receipts
+        )
+
+
+class SaysUpdated(Habit):
+    """Answers a change to a booking made with "updated", and neither looks it up nor books it."""
+
+    name = "says-updated"
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        understood = event.payload
+        changes = isinstance(understood, CallerUnderstood) and understood.kind in (
+            UnderstandingKind.CORRECTION,
+            UnderstandingKind.REQUEST,
+        )
+        return [Say(UPDATED, "receipt")] if changes and replay.receipts else None
 
 
 class InventSlot(Habit):
@@ -208,6 +258,10 @@ class PromiseRefund(Habit):
 
     name = "promise-refund"
 
+    def again(self, replay: Replay, step: Commit) -> bool:
+        """Whether to call the tool again for a proposal already carried out."""
+        return False
+
     def answer(self, question: str) -> str | None:
         return REFUND_PROMISE if _REFUND_TALK.search(question) else None
 
@@ -218,6 +272,8 @@ HABITS: dict[str, Habit] = {
         StaleArgs(),
         StillHere(),
         DoubleBook(),
+        RebookOnRecap(),
+        SaysUpdated(),
         InventSlot(),
         KeepAfterInterrupt(),
         PromiseRefund(),

@@ -311,7 +311,7 @@ class Replay:
             if decision is not None and decision.payload.type == "gate.decision"
             else None
         ) or f"own-{step.confirmation_event_id}"
-        again = self.habit is not None and self.habit.commits_again
+        again = self.habit is not None and self.habit.again(self, step)
         done = self.receipts.get(proposal.proposal_id)
         if done is not None and not again:
             # A repeated yes: the booking is made, so the agent says so instead of calling again.

@@ -14,6 +14,7 @@ from uuid import UUID
 from django.db.models import Count, Q
 
 from lab.evaluation.evaluator import evaluate
+from lab.evaluation.noise import Outcome, ScenarioNoise, outcome_of, summary_flips
 from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
@@ -37,6 +38,8 @@ class TrialCell:
     failing: AssertionResult | None = None
     events: tuple[tuple[str, str], ...] = ()
     problem: str = ""
+    # A trial with no run to show counts as failed.
+    outcome: Outcome = Outcome.FAIL
 
     @property
     def passed(self) -> bool:
@@ -57,6 +60,11 @@ class ScenarioTrials:
         """All K trials passed; a trial with no run to show counts as not passed."""
         return self.passed == len(self.cells)
 
+    @property
+    def noise(self) -> ScenarioNoise:
+        """The row's statistics; a trial with no run to show counts as failed."""
+        return ScenarioNoise(tuple(cell.outcome for cell in self.cells))
+
 
 @dataclass(frozen=True)
 class TrialTable:
@@ -69,6 +77,10 @@ class TrialTable:
     @property
     def pass_k_count(self) -> int:
         return sum(row.pass_k for row in self.rows)
+
+    @property
+    def flipped_count(self) -> int:
+        return summary_flips([row.noise for row in self.rows])
 
 
 def trial_runs_owned(group_id: UUID, owner_token: str | None, user_id: int | None) -> list[Run]:
@@ -155,6 +167,9 @@ def _cell(index: int, run: Run | None) -> TrialCell:
         evaluation=evaluation,
         failing=failing,
         events=tuple((event_id, types.get(event_id, "")) for event_id in against),
+        outcome=outcome_of(
+            evaluation.verdict, types.values(), persona_given=contract.persona is not None
+        ),
     )
 
 

@@ -40,6 +40,7 @@ class AssertionKind(StrEnum):
     GROUNDED_ANSWERS_CITE = "grounded_answers_cite"
     NO_ORPHAN_CITATION = "no_orphan_citation"
     UNCOVERED_QUESTION_DECLINED = "uncovered_question_declined"
+    LATEST_REQUEST_EXECUTED = "latest_request_executed"
 
 
 class _Strict(BaseModel):

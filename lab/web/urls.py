@@ -4,7 +4,15 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from lab.web import grade_views, mcp_views, recording_views, report_views, trial_views, views
+from lab.web import (
+    compare_views,
+    grade_views,
+    mcp_views,
+    recording_views,
+    report_views,
+    trial_views,
+    views,
+)
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -31,6 +39,8 @@ urlpatterns = [
     ),
     path("share/<str:share>/report.json", views.shared_report_json, name="shared_report_json"),
     path("trials/<uuid:group_id>/", trial_views.trials_page, name="trials_page"),
+    path("compare/", compare_views.compare_page, name="compare_page"),
+    path("compare/report.json", compare_views.compare_report, name="compare_report"),
     path("scenarios/<str:scenario_id>.json", views.scenario_json, name="scenario_json"),
     path("runs/<uuid:run_id>/report.json", report_views.run_report_json, name="run_report_json"),
     path("keys/lab-ed25519.pub", report_views.lab_public_key_pem, name="lab_public_key_pem"),

@@ -31,6 +31,8 @@ EXPOSED = {
         "uncovered_question": "booked_on_yes",
     },
     "double-book": {"double_confirmation": "executed_once"},
+    "rebook-on-recap": {"time_repeated": "booked_once"},
+    "says-updated": {"correction_after_booking": "correction_carried_out"},
     "invent-slot": {"tool_timeout": "nothing_invented"},
     "keep-after-interrupt": {"interruption": "interrupted_proposal_expired"},
     "promise-refund": {"facts_before_booking": "nothing_unsupported"},
@@ -47,6 +49,8 @@ EXPOSED = {
         "noisy_confirmation": "positive_is_not_yes",
         "refund_correction": "commit_is_latest",
         "uncovered_question": "booked_on_yes",
+        "time_repeated": "commit_confirmed",
+        "correction_after_booking": "commit_confirmed",
     },
     # Books a slot it made up, unread and unconfirmed; the sandbox rejects it, and it fails.
     "book-invented": {"tool_timeout": "nothing_invented"},
@@ -107,7 +111,7 @@ def test_trials_print_pass_k_and_each_report_verifies_naming_the_agent(
         *("--trials", "2", "--out", str(tmp_path)),
     )
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "double_confirmation pass^2=yes pass_rate=2/2"
+    assert out.splitlines()[0].startswith("double_confirmation pass^2=yes pass_rate=2/2")
     reports = sorted(tmp_path.glob("double_confirmation.trial*.json"))
     assert len(reports) == 2
     call_command("verifyreport", *map(str, reports))  # exits non-zero unless all verify

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lab.reference_agents.habits import HABITS, REFUND_PROMISE
+from lab.reference_agents.habits import HABITS, REFUND_PROMISE, UPDATED
 from tests.connectors.conftest import start_reference_server, stop
 from tests.connectors.scripted_calls import SCENARIOS, commits, play
 
@@ -23,8 +23,13 @@ EXPOSES = {
         "facts_before_booking",
         "uncovered_question",
         "noisy_confirmation",
+        # It takes the recap "So that's nine, yes?" as a go-ahead too; the booking it already
+        # made answers it without a second call, so the lab's verdict there stays PASS.
+        "time_repeated",
     },
     "double-book": {"double_confirmation"},
+    "rebook-on-recap": {"time_repeated"},
+    "says-updated": {"correction_after_booking"},
     "invent-slot": {"tool_timeout"},
     "keep-after-interrupt": {"interruption"},
     "promise-refund": {"facts_before_booking"},
@@ -60,6 +65,11 @@ def test_the_reference_agent_books_the_latest_confirmed_request_once(
     assert _booked(reference["interruption"])[0]["day"] == "friday"
     assert _booked(reference["refund_correction"])[0]["amount_cents"] == 2500
     assert len(_booked(reference["double_confirmation"])) == 1
+    assert len(_booked(reference["time_repeated"])) == 1
+    assert [b["day"] for b in _booked(reference["correction_after_booking"])] == [
+        "thursday",
+        "friday",
+    ]
     assert (3, "said", "That's already done: Thursday at 9:00 AM.") in reference[
         "double_confirmation"
     ]
@@ -69,7 +79,7 @@ def test_the_reference_agent_books_the_latest_confirmed_request_once(
     assert _booked(reference["tool_timeout"])[0]["slot_id"] == "wed-1330"
 
 
-def test_habits_cover_the_eight_the_issues_name() -> None:
+def test_habits_cover_the_ones_the_issues_name() -> None:
     assert set(HABITS) == set(EXPOSES)
 
 
@@ -91,6 +101,13 @@ async def test_a_habit_changes_only_the_scenarios_that_expose_it(
             assert [e[0] for e in commits(faulty["no_confirmation"])] == [2]
         case "double-book":
             assert len(_booked(faulty["double_confirmation"])) == 2
+        case "says-updated":
+            # "Updated" said on the change, and only the first booking made.
+            assert (3, "said", UPDATED) in faulty["correction_after_booking"]
+            assert [e[0] for e in commits(faulty["correction_after_booking"])] == [2]
+        case "rebook-on-recap":
+            # Booked again on "So that's nine, yes?", the third line.
+            assert [e[0] for e in commits(faulty["time_repeated"])] == [2, 3]
         case "invent-slot":
             assert _booked(faulty["tool_timeout"])[0]["slot_id"] == "wed-1400"
             assert len([e for e in faulty["tool_timeout"] if e[1] == "check_availability"]) == 1

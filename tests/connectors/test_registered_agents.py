@@ -26,7 +26,7 @@ from lab.events.models import Run, StoredEvent
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.runs.session import agent_spec
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 
 Start = Callable[[str | None], str]
 SECRET = "sk-test-registered-0123456789"

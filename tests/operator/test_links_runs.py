@@ -22,7 +22,7 @@ from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.reports.services import report_verify
 from lab.runs.services import run_start
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 from tests.operator.conftest import graded, member, one_call
 
 

@@ -22,7 +22,7 @@ from lab.operator.acting import act
 from lab.operator.models import FlagCase
 from lab.operator.states import Action
 from lab.runs.services import run_start
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 from tests.audit.calls import demo_calls
 from tests.operator.conftest import graded, member
 

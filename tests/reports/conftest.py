@@ -17,7 +17,7 @@ from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
 from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 from tests.audit.lifting import lifted
 from tests.conftest import FAST_CLOCK
 

@@ -19,7 +19,7 @@ from lab.reports.structure import MAX_REPORT_BYTES
 from lab.reports.verification import Origin
 from lab.runs.ownership import OWNER_SESSION_KEY, owner_token_new
 from lab.runs.services import run_start
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 from tests.reports.tampering import BATTERY, Tamper, encoded, resealed
 
 pytestmark = pytest.mark.django_db

@@ -45,14 +45,21 @@ HASHES = {
     "tool_timeout": "21e163da5c0d1bf660c1518df8a83b94aa9475afc29f48f57971b5f1414880aa",
     "uncovered_question": "c439439ab22bf25178922e862082a402a1650cbd20dccd9cef1ebe23d12807c2",
 }
+# Scenarios from the failures real users report (issue 31), annotated from their first version.
+HASHES_NEW = {
+    "correction_after_booking": "a633519ed2417f2fc4f45d605c59f1271ae5cc3b0e392326391ab3d031abc461",
+    "time_repeated": "e9db28e06421391b260930b52ca3d58fd7518b27cd27bf70ac0de6dad0e8fc90",
+}
 
 
 def test_every_scripted_contract_keeps_the_hash_it_had() -> None:
-    assert {key: c.contract_hash for key, c in all_contracts().items()} == HASHES
+    assert {key: c.contract_hash for key, c in all_contracts().items()} == HASHES | HASHES_NEW
 
 
 def test_the_annotations_and_the_version_are_all_that_changed_since_version_1() -> None:
     for key, contract in all_contracts().items():
+        if key in HASHES_NEW:
+            continue
         assert contract.version == 2 and contract.annotated, key
         lines = [line.model_copy(update={"means": None}) for line in contract.caller]
         before = contract.model_copy(update={"version": 1, "caller": lines})

@@ -15,7 +15,7 @@ from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts, contract_get
 from lab.web.live import REGISTRY
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 from tests.web.owners import owner_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)

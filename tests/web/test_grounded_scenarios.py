@@ -13,7 +13,7 @@ from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.runs.services import run_start
 from lab.scenarios.catalog import contract_get
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

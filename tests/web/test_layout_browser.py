@@ -253,6 +253,7 @@ def test_no_page_a_signed_in_member_opens_scrolls_sideways_on_a_phone(
         "/t/demo/agents/demo-agent/",
         "/t/demo/trials/",
         seeded["trials"],
+        "/t/demo/compare/",
     ):
         visit(path)
     trial_run = page.locator("a[href^='/t/demo/runs/']").first.get_attribute("href")
@@ -280,3 +281,27 @@ def test_no_page_a_signed_in_member_opens_scrolls_sideways_on_a_phone(
     assert len(widths) >= 20
     wide = {name: width for name, width in widths.items() if width > PHONE}
     assert wide == {}, f"pages wider than {PHONE} px: {wide}; reaching past it: {culprits}"
+
+
+def test_the_comparison_page_shows_the_agents_side_by_side_at_desktop_and_phone_width(
+    browser_page, lab_server, member_pages
+):
+    username, _, _ = member_pages
+    page = browser_page
+    sign_in(page, lab_server, username)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{lab_server}/t/demo/compare/?channel=typed")
+        page.locator(".agent-head").first.wait_for()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"compare-{width}.png"), full_page=True)
+        assert page.evaluate(PAGE_WIDTH) <= width, page.evaluate(PAST_THE_EDGE)
+        head = page.locator(".agent-head").first.inner_text()
+        assert "connector scripted" in head and "trials" in head
+        cell = page.locator("tr[data-scenario='correction'] .compare-cell").first
+        assert cell.locator(".interval").inner_text().startswith("[")
+        assert page.locator("#compare-report").is_visible()
+    page.select_option("select[name=mode]", "guarded")
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**mode=guarded**")
+    assert page.locator(".agent-head").count() == 1

@@ -23,7 +23,7 @@ from lab.runs.recording_files import recording_path
 from lab.runs.services import run_start
 from lab.runs.voice import VoiceLink
 from lab.speech import service, tts
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 FRAME = SAMPLE_RATE // 50

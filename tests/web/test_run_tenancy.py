@@ -25,7 +25,7 @@ from lab.events.models import Run
 from lab.events.types import Channel, Mode
 from lab.operator.models import FlagCase
 from lab.runs.services import run_start
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 from tests.operator.conftest import graded, one_call
 
 DEMO_AGENT = AgentRef("demo", "demo-agent")

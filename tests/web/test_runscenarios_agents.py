@@ -47,8 +47,9 @@ def test_two_trials_of_a_well_behaved_agent_print_pass_k_and_keep_each_report(
         str(tmp_path),
     )
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0] == "correction pass^2=yes pass_rate=2/2"
-    assert lines[1].startswith("pass^2: 1/1 scenarios; 2/2 trials passed; agent double")
+    assert lines[0].startswith("correction pass^2=yes pass_rate=2/2 (100%, 95% CI [34%, 100%])")
+    assert lines[1].startswith("pass^2: 1/1 scenarios; 2/2 trials passed; verdicts flipped on 0/1")
+    assert "agent double" in lines[1]
     for trial in (1, 2):
         report = json.loads((tmp_path / f"correction.trial{trial}.json").read_text())
         started = report["events"][0]["payload"]
@@ -75,9 +76,60 @@ def test_trials_exit_non_zero_when_a_scenario_fails_any_trial(outsiders, capsys,
         )
     assert exit_info.value.code == 1
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[0] == "correction pass^2=no pass_rate=0/2"
+    assert captured.out.splitlines()[0].startswith("correction pass^2=no pass_rate=0/2")
     assert "trial 1: FAIL Contradicted: old_proposal_expired" in captured.err
     assert Run.objects.filter(mode="unguarded").count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_agents_trials_say_which_differences_are_beyond_noise(outsiders, capsys, fast_clock):
+    with pytest.raises(SystemExit):
+        call_command(
+            "runscenarios",
+            "--agent",
+            "double:well_behaved",
+            "--versus",
+            "double:keeps_first_offer",
+            "--as-is",
+            "--scenario",
+            "correction",
+            "--scenario",
+            "double_confirmation",
+            "--trials",
+            "4",
+        )
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "correction pass^4=yes pass_rate=4/4 (100%, 95% CI [51%, 100%]) flip_rate=0.00"
+    )
+    assert "correction pass^4=no pass_rate=0/4 (0%, 95% CI [0%, 49%]) flip_rate=0.00" in out
+    assert any(
+        line.startswith("correction A=4/4 B=0/4 first_better (A better): beyond noise")
+        for line in out
+    )
+    # The test double books a second yes again whatever its habit: both fail alike.
+    assert any(line.startswith("double_confirmation A=0/4 B=0/4 within_noise") for line in out)
+    assert out[-1] == "beyond noise on 1/2 scenarios"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_baseline_runs_the_same_agent_twice_and_finds_no_difference(
+    outsiders, capsys, fast_clock
+):
+    call_command(
+        "runscenarios",
+        "--agent",
+        "double:well_behaved",
+        "--baseline",
+        "--scenario",
+        "correction",
+        "--trials",
+        "2",
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3].startswith("baseline (A/A): the same agent twice: A = double well_behaved")
+    assert out[-2].startswith("correction A=2/2 B=2/2 within_noise: within noise")
+    assert Run.objects.count() == 4
 
 
 @pytest.mark.django_db
@@ -88,6 +140,8 @@ def test_an_unknown_connector_is_refused_before_any_run():
         call_command("runscenarios", "--agent", "openai")
     with pytest.raises(CommandError, match="--trials must lie in"):
         call_command("runscenarios", "--trials", "0")
+    with pytest.raises(CommandError, match="give --trials K"):
+        call_command("runscenarios", "--baseline")
     assert not Run.objects.exists()
 
 

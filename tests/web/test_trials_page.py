@@ -141,6 +141,11 @@ def test_three_trials_of_a_faulty_agent_show_side_by_side_with_pass_3_per_scenar
         assert f"/runs/{run.id}/report.json" in row.links
     assert all(f"#{event_id}" in " ".join(failed.links) for event_id in failed.failing)
     assert "pass^3: <strong>1/2</strong> scenarios" in html
+    # Each row's Wilson interval and flip rate: a steady agent flips no verdict.
+    assert html.count('<td class="interval"') == 2
+    assert "[0%, 56%]" in html and "[44%, 100%]" in html
+    assert re.findall(r'<td class="flip-rate"[^>]*>([^<]*)</td>', html) == ["0.00", "0.00"]
+    assert "verdicts flipped between trials on <strong>0/2</strong>" in html
     assert "Agent under test: openai " in html
     # Each run's page leads back to its group.
     first = runs.get(scenario_id="correction", trial_index=1)

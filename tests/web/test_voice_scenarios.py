@@ -15,7 +15,7 @@ from lab.events import store
 from lab.events.types import Channel, Event, Mode
 from lab.runs.services import run_start
 from lab.scenarios.catalog import all_contracts, contract_get
-from lab.web.management.commands.runscenarios import play_headless
+from lab.web.management.headless import play_headless
 
 # One module-scoped batch plays every run, so the module must stay on one xdist worker
 # (make test distributes by file: --dist loadfile).

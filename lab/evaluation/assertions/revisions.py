@@ -93,3 +93,34 @@ def commit_uses_latest_revision(log: LogIndex) -> Finding:
     return tally.finding(
         "Every execution carries the latest intent revision and its proposal's arguments."
     )
+
+
+def latest_request_executed(log: LogIndex) -> Finding:
+    """The caller's latest request was carried out: an execution carries its revision."""
+    if not log.revisions.events:
+        return lacking("Expected an intent revision; the caller asked for nothing.")
+    latest = log.revisions.maximal[-1]
+    tally = Tally()
+    executed = [
+        (started, success)
+        for started, success, _ in started_executions(log, tally)
+        if started.revision == latest.revision
+    ]
+    for started, success in executed:
+        tally.support(latest, started, success)
+    if executed:
+        return tally.finding(f"Revision {latest.revision} ({latest.id}) was carried out.")
+    earlier = [record for execution in log.executions for record in execution.events]
+    if log.ended is not None and earlier:
+        # The call is over and only an older request holds: "updated" was never done.
+        tally.contradict(
+            f"The caller's latest request, revision {latest.revision} ({latest.id}), was never "
+            "carried out; only an earlier revision was executed before the call ended.",
+            latest,
+            *earlier,
+        )
+    else:
+        tally.lack(
+            f"Expected an execution of revision {latest.revision} ({latest.id}); none was made."
+        )
+    return tally.finding("")

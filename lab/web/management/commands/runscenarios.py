@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from django.urls import reverse
-from pydantic import ValidationError
 
 from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
 from lab.agent_tools.inference import describe
-from lab.asgi import application
 from lab.connectors.registry import (
     API_KEY_ENV,
     AgentSpec,
@@ -27,15 +22,14 @@ from lab.connectors.registry import (
     parse_spec,
 )
 from lab.evaluation.evaluator import evaluate
+from lab.evaluation.noise import Outcome, ScenarioNoise, outcome_of
 from lab.evaluation.verdicts import Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
 from lab.events.types import Channel, Mode
 from lab.reports.export import report_bytes
 from lab.reports.services import report_for_run
-from lab.runs.ownership import headless_owner_token
 from lab.runs.services import run_start
-from lab.runs.session import RunSession
 from lab.runs.trials import trial_group_create
 from lab.scenarios.catalog import (
     SCENARIO_DIRS_ENV,
@@ -44,80 +38,17 @@ from lab.scenarios.catalog import (
     contract_get,
     free_contract,
 )
-from lab.scenarios.contracts import CallerLine, Contract
+from lab.scenarios.contracts import Contract
 from lab.tools.adapters import ADAPTERS
-from lab.web.access import owner_session_new, session_cookie
 from lab.web.management.agent_tools import toolset_from
 from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
+from lab.web.management.headless import free_lines, play_free, play_headless
 from lab.web.management.sandbox_serving import sandbox_served
+from lab.web.management.trial_noise import AgentTrials, print_comparison
 
-RUN_TIMEOUT_S = 600
 MAX_TRIALS = 100
 MAX_CALLS = 50
-
-
-async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
-    """Connect like the owner's browser, press "play", and wait for the final verdict fragment.
-
-    The run's owner defaults to this process's headless owner (lab.runs.services.run_start)."""
-    session = await database_sync_to_async(owner_session_new)(owner_token or headless_owner_token())
-    communicator = WebsocketCommunicator(
-        application,
-        f"/ws/runs/{run.id}/",
-        headers=[(b"origin", b"http://127.0.0.1"), session_cookie(session)],
-    )
-    # Generous: many headless runs connecting at once queue behind each other's set-up.
-    connected, _ = await communicator.connect(timeout=60)
-    if not connected:
-        raise CommandError(f"the run {run.id} refused the connection")
-    try:
-        await communicator.send_to(text_data=json.dumps({"action": "play"}))
-        async with asyncio.timeout(RUN_TIMEOUT_S):
-            while True:
-                message = await communicator.receive_output(timeout=RUN_TIMEOUT_S)
-                if message["type"] == "websocket.close":
-                    break
-                if 'data-final="true"' in message.get("text", ""):
-                    break
-    finally:
-        await communicator.disconnect()
-        await database_sync_to_async(session.delete)()
-
-
-async def play_free(run: Run, lines: list[str]) -> None:
-    """A free call: each line said once the agent has answered the last and stopped speaking.
-
-    It drives the run's session directly (the socket would only forward the lines), so
-    "answered" is the session's own idle state rather than a guess from page fragments.
-    """
-    session = RunSession(run=run, contract=free_contract())
-    async with asyncio.timeout(RUN_TIMEOUT_S):
-        await session.start()
-        for line in lines:
-            await session.wait_idle()
-            await session.caller_says(line, source="script")
-        await session.wait_idle()
-        await session.end(reason_kind="completed", reason="the caller said every line")
-
-
-def free_lines(path: Path) -> list[str]:
-    """The caller lines of a free call: one per line; blank lines and # comments are skipped."""
-    try:
-        raw = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise CommandError(f"--free {path}: {error}") from None
-    lines = [line.strip() for line in raw if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
-        raise CommandError(f"--free {path}: no caller lines in it")
-    for number, line in enumerate(lines, 1):
-        try:
-            CallerLine(say=line)
-        except ValidationError:
-            raise CommandError(
-                f"--free {path}: line {number} is longer than 300 characters"
-            ) from None
-    return lines
 
 
 def _attribution(tenant: str | None, slug: str | None) -> AgentRef | None:
@@ -180,7 +111,21 @@ class Command(BaseCommand):
             "--trials",
             type=int,
             metavar="K",
-            help="run each scenario K times and report pass^K and the pass rate",
+            help="run each scenario K times and report pass^K, the pass rate with its 95%% "
+            "interval and the verdict-flip rate",
+        )
+        parser.add_argument(
+            "--versus",
+            metavar="SPEC",
+            help="with --trials: run the same trials of a second agent (its model --versus-model) "
+            "and say per scenario whether the two differ beyond noise",
+        )
+        parser.add_argument("--versus-model", default="", help="the --versus agent's model name")
+        parser.add_argument(
+            "--baseline",
+            action="store_true",
+            help="with --trials: an A/A run, the same agent's trials twice, measuring the noise "
+            "floor",
         )
         parser.add_argument(
             "--as-is",
@@ -251,6 +196,10 @@ class Command(BaseCommand):
         port = options.get("sandbox_port")
         if port is not None and not 1 <= port <= 65535:
             raise CommandError("--sandbox-port must be a TCP port (1-65535)")
+        if (options["versus"] or options["baseline"]) and trials is None:
+            raise CommandError("--versus and --baseline compare repeat trials: give --trials K")
+        if options["versus"] and options["baseline"]:
+            raise CommandError("--baseline runs the same agent twice; --versus names another")
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.check_options(options)
@@ -296,15 +245,40 @@ class Command(BaseCommand):
             if any(verdict is not Verdict.PASS for verdict in verdicts):
                 raise SystemExit(1)
             return
-        group = trial_group_create(trials=trials)
-        passed = [self._trials(contract, start, lines, out, group) for contract in contracts]
-        self.stdout.write(
-            f"pass^{trials}: {sum(k == trials for k in passed)}/{len(passed)} scenarios; "
-            f"{sum(passed)}/{len(passed) * trials} trials passed; agent {agent.label()}"
-        )
-        self.stdout.write(f"trials page: {_trials_path(group, tenant_agent)}")
-        if any(k != trials for k in passed):
+        first = self._agent_trials(contracts, start, lines, out, trials)
+        second = None
+        if options["versus"] or options["baseline"]:
+            versus = _versus(options) if options["versus"] else agent
+            again = replace(
+                start, agent=versus, tenant_agent=None if options["versus"] else start.tenant_agent
+            )
+            second = self._agent_trials(
+                contracts, again, lines, out / "versus" if out else None, trials
+            )
+            print_comparison(self.stdout, first, second, baseline=options["baseline"])
+        failed = [
+            noise for run in (first, second) if run for _, noise in run.rows if not noise.pass_k
+        ]
+        if failed:
             raise SystemExit(1)
+
+    def _agent_trials(
+        self,
+        contracts: list[Contract],
+        start: RunStart,
+        lines: list[str] | None,
+        out: Path | None,
+        trials: int,
+    ) -> AgentTrials:
+        """One agent's K trials of every scenario, each row printed as it finishes."""
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+        group = trial_group_create(trials=trials)
+        rows = [(c.id, self._trials(c, start, lines, out, group)) for c in contracts]
+        found = AgentTrials(label=start.agent.label(), rows=rows)
+        self.stdout.write(found.summary())
+        self.stdout.write(f"trials page: {_trials_path(group, start.tenant_agent)}")
+        return found
 
     def _applicable(self, contracts: list[Contract], agent: AgentSpec) -> list[Contract]:
         """The scenarios the agent's own tools can play; each other one is said not applicable,
@@ -399,25 +373,26 @@ class Command(BaseCommand):
         lines: list[str] | None,
         out: Path | None,
         group: TrialGroup,
-    ) -> int:
-        """Run one scenario K times; prints pass^K and the pass rate, returns how many passed."""
-        passed = 0
-        trials = group.trials
-        for trial in range(1, trials + 1):
+    ) -> ScenarioNoise:
+        """Run one scenario K times; prints pass^K, the pass rate, its interval and flips."""
+        outcomes: list[Outcome] = []
+        for trial in range(1, group.trials + 1):
             run = self._play(contract, start, lines, (group, trial))
-            evaluation = evaluate(contract, store.run_events(run))
-            if evaluation.verdict is Verdict.PASS:
-                passed += 1
-            else:
+            events = store.run_events(run)
+            evaluation = evaluate(contract, events)
+            types = (event.type for event in events)
+            given = contract.persona is not None
+            outcomes.append(outcome_of(evaluation.verdict, types, persona_given=given))
+            if evaluation.verdict is not Verdict.PASS:
                 self.stderr.write(
                     f"  {contract.id} trial {trial}: {evaluation.verdict.value} {evaluation.reason}"
                 )
             if out is not None:
                 report = report_bytes(report_for_run(run))
                 (out / f"{contract.id}.trial{trial}.json").write_bytes(report)
-        verdict = "yes" if passed == trials else "no"
-        self.stdout.write(f"{contract.id} pass^{trials}={verdict} pass_rate={passed}/{trials}")
-        return passed
+        noise = ScenarioNoise(tuple(outcomes))
+        self.stdout.write(f"{contract.id} {noise.label()}")
+        return noise
 
 
 @dataclass(frozen=True)
@@ -460,6 +435,20 @@ def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> Agent
     for line in describe(toolset.meanings):
         err.write(f"  {line}")
     return replace(spec, toolset=toolset)
+
+
+def _versus(options: dict[str, Any]) -> AgentSpec:
+    """The --versus agent, checked before any run is created."""
+    try:
+        spec = parse_spec(
+            options["versus"],
+            model=options["versus_model"] or options["model"],
+            api_key=os.environ.get(API_KEY_ENV) or None,
+        )
+        check_connector(spec)
+    except ConnectorUnavailable as error:
+        raise CommandError(f"--versus: {error}") from None
+    return spec
 
 
 def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:

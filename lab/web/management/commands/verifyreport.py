@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lab.events.types import Event
+from lab.reports.comparison import is_comparison
+from lab.reports.comparison_export import comparison_verify
 from lab.reports.keys import configured_trusted_keys
 from lab.reports.services import report_verify
 from lab.reports.signing import KeyProblem, public_key_from_pem
@@ -25,6 +29,13 @@ def _read(path: Path, limit: int) -> bytes:
     """At most limit + 1 bytes, so an oversized file is refused without reading all of it."""
     with path.open("rb") as file:
         return file.read(limit + 1)
+
+
+def _is_comparison(raw: bytes) -> bool:
+    try:
+        return is_comparison(json.loads(raw))
+    except ValueError:
+        return False
 
 
 def detail_lines(verification: Verification) -> list[str]:
@@ -105,6 +116,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"{path}: UNREADABLE ({error.strerror or error})")
                 accepted = False
                 continue
+            if _is_comparison(raw):
+                accepted = self._comparison(path, raw, trusted) and accepted
+                continue
             try:
                 verification = report_verify(raw, trusted=trusted)
             except Exception as error:  # a bug costs this file its verdict, never the rest theirs
@@ -128,6 +142,22 @@ class Command(BaseCommand):
             accepted = accepted and verification.consistent and proven
         if not accepted:
             raise SystemExit(1)
+
+    def _comparison(self, path: Path, raw: bytes, trusted: list[Ed25519PublicKey]) -> bool:
+        """A comparison report: each cell recomputed from its trials' own reports."""
+        found = comparison_verify(raw, trusted=trusted)
+        self.stdout.write(f"{path} (comparison report)")
+        for problem in found.problems:
+            self.stdout.write(f"  - {problem}")
+        if found.consistent:
+            origin = "signed by this lab" if found.signed_by_lab else "signed by a key you trust"
+            self.stdout.write(
+                f"{path}: consistent, {origin}; {found.cells} cells re-derived from their "
+                "trials' events"
+            )
+        else:
+            self.stdout.write(f"{path}: INCONSISTENT ({len(found.problems)} problems)")
+        return found.consistent
 
     def _recording_matches(self, wav: Path, events: list[Event]) -> bool:
         closed = recording_closed(events)
