@@ -88,3 +88,13 @@ def test_words_that_loop_on_a_too_short_window_are_heard_again_on_the_full_one(
 
     assert transcript.window_ms == 30_000
     assert transcript.text == "Yes, book it."
+
+
+@pytest.mark.models
+def test_segments_decoded_in_one_batch_keep_the_words_each_gets_alone(settings) -> None:
+    settings.LAB_ASR_WINDOW_MS = 10_000
+    clips = [synthesize(text) for text in ("Yes, book it.", "Refund order number 4512.")]
+    alone = [asr.transcribe(pcm) for pcm in clips]
+    together = asr.transcribe_many(clips)
+    assert [t.text for t in together] == [t.text for t in alone]
+    assert [t.window_ms for t in together] == [t.window_ms for t in alone]
