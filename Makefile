@@ -122,7 +122,8 @@ bench-side-by-side: install $(PIPECAT_STAMP)
 SIDE_BY_SIDE ?=
 bench-voice: install $(PIPECAT_STAMP)
 	$(BIN)/python -m benchmarks.bench_side_by_side $(SIDE_BY_SIDE)
-	$(BIN)/python -m benchmarks.bench_voice --calls 1,4,8
+	$(BIN)/python -m benchmarks.bench_voice --calls 1,4,8,16
+	$(BIN)/python -m benchmarks.bench_asr_corpora
 
 clean:
 	rm -rf $(VENV) $(PIPECAT_VENV) .pytest_cache .hypothesis .mypy_cache
