@@ -24,6 +24,7 @@ import statistics
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,7 +58,11 @@ def lines() -> list[Line]:
     found += [Line("held-out", t, None) for t in HELD_OUT]
     typed = [e for e in load() if e.form == "typed" and any(c.isalnum() for c in e.text)]
     found += [Line("phrasebook", e.text, e) for e in random.Random(28).sample(typed, PHRASES)]
-    return found
+    # Round robin over the corpora, so a run cut short has measured each of them.
+    by_corpus = [
+        [line for line in found if line.corpus == c] for c in dict.fromkeys(x.corpus for x in found)
+    ]
+    return [line for group in zip_longest(*by_corpus) for line in group if line is not None]
 
 
 def voiced(text: str, voice: str) -> np.ndarray:
@@ -124,6 +129,9 @@ def main() -> None:
     times: dict[str, list[float]] = defaultdict(list)
     total: Counter[str] = Counter()
     for number, line in enumerate(found):
+        if number and not number % 10:
+            print(f"\n{number} lines done, load average {os.getloadavg()[0]:.1f}")
+            table(windows, total, wrong, reheard, times)
         for voice in VOICES:
             speech = voiced(line.text, voice)
             for noisy in (False, True):
@@ -159,14 +167,26 @@ def main() -> None:
                         times[name].append(short_ms + (full_ms if suspect else 0))
                         if meaning(line, text) != want:
                             wrong[name][key] += 1
-                            if guard == "loop":
-                                print(f"  {window} wrong [{key}] {line.text!r} heard {text!r}")
-    keys = sorted(total)
+                            print(f"  {name} wrong [{key}] {line.text!r} heard {text!r}")
     print(f"\nload average at end: {os.getloadavg()}")
+    table(windows, total, wrong, reheard, times)
+
+
+def table(
+    windows: list[int],
+    total: Counter[str],
+    wrong: dict[str, Counter[str]],
+    reheard: Counter[str],
+    times: dict[str, list[float]],
+) -> None:
+    from benchmarks.voice_aims import words_aim
+
+    keys = sorted(total)
     header = ["window/guard", "lines wrong", "heard again", "p50 / p95 ms", *keys]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))
-    for name in ["30000", *(f"{w}/{g}" for w in windows for g in ("loop", "loop+tie"))]:
+    names = ["30000", *(f"{w}/{g}" for w in windows for g in ("loop", "loop+tie"))]
+    for name in names:
         cells = [str(wrong[name][k]) for k in keys]
         ms = times[name]
         print(
@@ -176,6 +196,8 @@ def main() -> None:
             + " |"
         )
     print("segments per column: " + ", ".join(f"{k} {total[k]}" for k in keys))
+    for name in names[1:]:
+        print(f"{name}: " + words_aim(wrong[name], wrong["30000"]).line(), flush=True)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ def test_two_threads_can_share_the_one_model_at_once() -> None:
 def test_a_short_caller_line_is_heard_on_the_short_window_with_the_full_windows_words(
     settings: Any,
 ) -> None:
-    settings.LAB_ASR_WINDOW_MS = 15_000  # the setting, off by default
+    settings.LAB_ASR_WINDOW_MS = 15_000  # another window than the default 10 s
     # Every word of this line leads its runner-up by more than 3 logits on either window.
     pcm = synthesize("Can I get my money back if I cancel?")
     short = asr.transcribe(pcm)
