@@ -45,7 +45,8 @@ class Decode:
     prompt_free: bool = False
 
     def __call__(self) -> Transcript:
-        return asr.transcribe(self.pcm, prompt_free=self.prompt_free)
+        # Keywords at their defaults are left out, as AsrOptions.keywords() leaves them.
+        return asr.transcribe(self.pcm, **({"prompt_free": True} if self.prompt_free else {}))
 
 
 def transcribe_batch(decodes: list[Decode]) -> list[Transcript]:
@@ -123,10 +124,11 @@ class Recognizer:
             self.batch_sizes.append(len(taken))
             works = [work for work, _, _ in taken]
             try:
-                if self._batch is not None and isinstance(works[0], Decode):
+                if len(works) > 1 and self._batch is not None:
+                    # Only _finals_alike adds to a batch, and only Decodes.
                     outcome: list[Transcript] | Exception = self._batch(works)  # type: ignore[arg-type]
                 else:
-                    outcome = [works[0]()]  # only _finals_alike adds to a batch, Decodes alone
+                    outcome = [works[0]()]
             except Exception as error:
                 outcome = error
             for index, (_work, loop, future) in enumerate(taken):

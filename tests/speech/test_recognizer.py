@@ -116,7 +116,7 @@ async def test_finals_of_several_calls_waiting_together_are_decoded_in_one_batch
         batches.append([d.pcm for d in decodes])
         return [Transcript(text=d.pcm.decode(), audio_ms=1000, elapsed_ms=1) for d in decodes]
 
-    recognizer, model = Recognizer(speculative_ttl_s=60, batch=batch, batch_max=3), Model()
+    recognizer, model = Recognizer(speculative_ttl_s=60, batch=batch, batch_max=2), Model()
     busy = await hold_the_thread(recognizer, model)
     asks = [
         recognizer.run(model.work("spec"), Asker("s", final=False)),
@@ -127,9 +127,9 @@ async def test_finals_of_several_calls_waiting_together_are_decoded_in_one_batch
     model.release.set()
     texts = [t.text for t in await asyncio.gather(busy, *tasks)]
     assert texts == ["busy", "spec", "a", "b", "c", "d"]  # each asker gets its own words
-    # Finals first, at most three a batch, in the order they became final; speculation last.
-    assert batches == [[b"a", b"b", b"c"], [b"d"]]
-    assert recognizer.batch_sizes == [1, 3, 1, 1]
+    # Finals first, at most two a batch, in the order they became final; speculation last.
+    assert batches == [[b"a", b"b"], [b"c", b"d"]]
+    assert recognizer.batch_sizes == [1, 2, 2, 1]
 
 
 async def test_a_lone_final_is_not_held_back_to_collect_a_batch():
