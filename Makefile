@@ -116,13 +116,15 @@ test-agents: install $(PIPECAT_STAMP)
 bench-side-by-side: install $(PIPECAT_STAMP)
 	$(BIN)/python -m benchmarks.bench_side_by_side
 
-# Issue 19's voice figures from one command: the side by side with pipecat (17 caller lines,
-# clean and noisy), then 1, 4 and 8 simultaneous calls; each ends with its aims, met or missed.
+# Issue 28's voice figures from one command: the side by side with pipecat (17 caller lines,
+# clean, noisy, and clean beside a busy core), then 1, 4, 8 and 16 simultaneous calls, then the
+# words per encoder window over every spoken corpus; each ends with its aims, met or missed.
 # SIDE_BY_SIDE=--quick plays the correction scenario's 3 lines only (a busy machine).
 SIDE_BY_SIDE ?=
 bench-voice: install $(PIPECAT_STAMP)
 	$(BIN)/python -m benchmarks.bench_side_by_side $(SIDE_BY_SIDE)
-	$(BIN)/python -m benchmarks.bench_voice --calls 1,4,8
+	$(BIN)/python -m benchmarks.bench_voice --calls 1,4,8,16
+	$(BIN)/python -m benchmarks.bench_asr_corpora
 
 clean:
 	rm -rf $(VENV) $(PIPECAT_VENV) .pytest_cache .hypothesis .mypy_cache

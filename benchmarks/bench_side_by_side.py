@@ -1,8 +1,9 @@
 """The lab and a pipecat 1.x pipeline side by side, on the same spoken corpus, passes interleaved.
 
 Run: .venv/bin/python -m benchmarks.bench_side_by_side [--quick] [--rounds N]
-(`make bench-voice` runs it with bench_voice --calls 1,4,8; `make bench` builds
-benchmarks/.pipecat-venv for the pipecat side first.) It ends with issue 19's aims, met or missed.
+(`make bench-voice` runs it with bench_voice --calls 1,4,8,16; `make bench` builds
+benchmarks/.pipecat-venv for the pipecat side first.) It ends with issue 28's aims, met or missed:
+after the passes, the lab plays the clean lines once more beside a busy loop on one core.
 Both sides hear the same clips (benchmarks/corpus.py: clean, and pitch-lowered with pink
 noise) at a microphone's pace, and both are timed from the frame holding the caller's last
 voiced sample (above -40 dBFS in the clean speech) to the first agent audio. The lab plays
@@ -30,7 +31,7 @@ from typing import Any
 from benchmarks import bench_voice, corpus, voice_aims
 from benchmarks.side_by_side_lines import Line, Pass, attach, windows
 from benchmarks.voice_aims import pct
-from lab.events.types import Event, Transcribed, TurnLatency
+from lab.events.types import Event, Transcribed, TurnDecided, TurnLatency
 from lab.runs import voice
 from lab.runs.caller_audio import CallerAudio
 from lab.scenarios.catalog import all_contracts
@@ -49,6 +50,9 @@ PIPECAT_CONFIGS = {
     "matched": "pipecat, matched silence (Silero stop 0.5 s)",
 }
 LAB_CONFIG = "lab (its defaults, real consumer path)"
+BUSY_CONFIG = "lab beside a busy core"
+# What the turn model said where it was consulted (decisions at a candidate), per lab pass.
+TURN_MODEL: dict[str, list[bool]] = {}
 # Issue 19's 17 caller lines. A scenario over an impaired phone line is left out: the lab would
 # hear the line's damage and pipecat the clean clip.
 ISSUE19_SCENARIOS = [
@@ -154,7 +158,9 @@ def lab_chain(lines: list[Line]) -> dict[str, list[float]]:
     return chain
 
 
-async def lab_pass(scenarios: list[str], clips: dict[str, corpus.Clip], heard: Heard) -> Pass:
+async def lab_pass(
+    scenarios: list[str], clips: dict[str, corpus.Clip], heard: Heard, config: str = LAB_CONFIG
+) -> Pass:
     heard.clips = clips
     load_before, cpu_before = os.getloadavg()[0], time.process_time()
     lines: list[Line] = []
@@ -165,11 +171,27 @@ async def lab_pass(scenarios: list[str], clips: dict[str, corpus.Clip], heard: H
             raise SystemExit("the lab's scripted caller no longer sends the clip in whole frames")
         observe_lab(heard.lines, events)
         lines += heard.lines
+        TURN_MODEL.setdefault(clips_variant(clips), []).extend(
+            e.payload.complete
+            for e in events
+            if isinstance(e.payload, TurnDecided) and e.payload.model_probability is not None
+        )
     chain = lab_chain(lines)
     cpu_s = time.process_time() - cpu_before
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     load = (load_before, os.getloadavg()[0])
-    return Pass(LAB_CONFIG, clips_variant(clips), lines, cpu_s, peak, load, chain)
+    return Pass(config, clips_variant(clips), lines, cpu_s, peak, load, chain)
+
+
+async def busy_pass(scenarios: list[str], clips: dict[str, corpus.Clip], heard: Heard) -> Pass:
+    """The lab's clean pass again with a busy loop spinning on one core beside it."""
+    spinner = await asyncio.create_subprocess_exec(sys.executable, "-c", "while True: pass")
+    try:
+        await bench_voice.warmed_up()
+        return await lab_pass(scenarios, clips, heard, BUSY_CONFIG)
+    finally:
+        spinner.kill()
+        await spinner.wait()
 
 
 def clips_variant(clips: dict[str, corpus.Clip]) -> str:
@@ -299,12 +321,30 @@ def report(passes: list[Pass]) -> None:
             if line.cut or line.partial or not line.exact:
                 said = " | ".join(line.transcripts)
                 print(f"- {p.config}, {p.variant}: {line.text!r} → {said!r}")
-    lab = {
-        v: [line for p in passes if p.config == LAB_CONFIG and p.variant == v for line in p.lines]
-        for v in corpus.VARIANTS
-    }
-    print("\nIssue 19's aims for the lab (the capacity aim: bench_voice --calls):")
-    for aim in voice_aims.latency_aims(aim_figures(lab["clean"]), aim_figures(lab["noisy"])):
+
+    def figures(config: str, variant: str) -> voice_aims.Heard:
+        return aim_figures(
+            [line for p in passes if (p.config, p.variant) == (config, variant) for line in p.lines]
+        )
+
+    clean, noisy = figures(LAB_CONFIG, "clean"), figures(LAB_CONFIG, "noisy")
+    matched = PIPECAT_CONFIGS["matched"]
+    for variant, verdicts in TURN_MODEL.items():
+        print(
+            f"\nturn model consulted ({variant}, all lab passes): {len(verdicts)} decisions, "
+            f"{sum(verdicts)} complete, {len(verdicts) - sum(verdicts)} wait"
+        )
+    print(
+        "\nIssue 28's aims for the lab (capacity: bench_voice --calls; words: bench_asr_corpora):"
+    )
+    aims = [
+        *voice_aims.latency_aims(clean, noisy),
+        *voice_aims.pipecat_aims(
+            clean, noisy, figures(matched, "clean"), figures(matched, "noisy")
+        ),
+        voice_aims.busy_aim(clean, figures(BUSY_CONFIG, "clean")),
+    ]
+    for aim in aims:
         print(aim.line())
 
 
@@ -346,6 +386,9 @@ async def main(options: argparse.Namespace) -> None:
                 passes.append(await pipecat_pass(config, texts, clips, folder / variant))
             for done in passes[-1 - len(PIPECAT_CONFIGS) :]:
                 print(f"round {round_number + 1}, {variant}: {done.config}", flush=True)
+    clean = corpus.build(texts, "clean")
+    passes.append(await busy_pass(scenarios, clean, heard))
+    print(f"{BUSY_CONFIG}, clean", flush=True)
     report(passes)
     print(
         f"\nload average at the end {os.getloadavg()[0]:.1f}; "

@@ -244,8 +244,17 @@ LAB_ASR_THREADS = env_int("LAB_ASR_THREADS", min(2, os.cpu_count() or 1), minimu
 # Whisper beam width: 1 is greedy (see docs/benchmarks.md for what a wider beam costs and keeps).
 LAB_ASR_BEAM = env_int("LAB_ASR_BEAM", 1, minimum=1, maximum=8)
 # The encoder's window for a short segment, in ms of audio (0 = Whisper's full 30 s). A segment
-# longer than half of it, or one whose words loop, is recognized on the full window instead.
-LAB_ASR_WINDOW_MS = env_int("LAB_ASR_WINDOW_MS", 0, minimum=0, maximum=30000)
+# longer than half of it, or one whose words loop or near-tie, is recognized on the full window
+# instead. 10 s with both guards kept the full window's words on every spoken corpus, both
+# voices, clean and noisy (benchmarks/bench_asr_corpora.py, docs/benchmarks.md, issue 28).
+LAB_ASR_WINDOW_MS = env_int("LAB_ASR_WINDOW_MS", 10000, minimum=0, maximum=30000)
+# With a short window, also hear a segment again where any word led its runner-up by under a
+# logit (windowing.NEAR_TIE_LOGITS); off, only words that repeat or overflow are heard again.
+LAB_ASR_TIE_GUARD = env_bool("LAB_ASR_TIE_GUARD", True)
+# Decided turns of several calls decoded in one CTranslate2 call: at most this many, collected
+# for up to LAB_ASR_BATCH_MS while other recognitions wait (a lone turn never waits).
+LAB_ASR_BATCH_MAX = env_int("LAB_ASR_BATCH_MAX", 4, minimum=1, maximum=16)
+LAB_ASR_BATCH_MS = env_int("LAB_ASR_BATCH_MS", 20, minimum=0, maximum=500)
 # End of turn from evidence: after this much silence (0 = silence only) a turn decision weighs
 # the smart-turn model (LAB_TURN_MODEL, when pipecat-ai's file is installed) and the words;
 # LAB_VAD_END_SILENCE_MS stays the fallback that ends a turn whatever the evidence.

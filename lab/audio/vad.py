@@ -162,17 +162,21 @@ class Endpointer:
 
     def push(self, frame: AudioFrame) -> list[VadEvent]:
         """Classify one frame with the configured engine and advance the state machine."""
+        return self.push_voiced(frame, self.classify(frame))
+
+    def classify(self, frame: AudioFrame) -> bool:
+        """The engine's verdict on one frame (the models' part: Silero's window costs about a
+        millisecond on a busy core, so a server runs this off its event loop, frames in order)."""
         silero = self._silero.push(frame.pcm) if self._silero is not None else False
         if self.config.engine == "silero":
-            self.voiced = silero
-        else:
-            voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
-            self._classified += 1
-            self.voiced = voiced and self._classified > _WARMUP_FRAMES
-        return self.push_voiced(frame, self.voiced)
+            return silero
+        voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
+        self._classified += 1
+        return voiced and self._classified > _WARMUP_FRAMES
 
     def push_voiced(self, frame: AudioFrame, voiced: bool) -> list[VadEvent]:
         """Advance the state machine with an already-made voiced/unvoiced verdict."""
+        self.voiced = bool(voiced)
         match self.state, bool(voiced):
             case VadState.QUIET, False:
                 self._recent.append(frame.pcm)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -38,6 +39,8 @@ from lab.runs.turn_taking import Speculation, TurnClock, turn_model_name
 from lab.speech import asr, service
 
 ASR_QUEUE = 2
+# Shared by every call of the process; each stream waits for its own frame's verdict.
+VAD_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vad")
 _SAMPLES_PER_MS = 16
 
 
@@ -139,7 +142,12 @@ class CallerAudio:
             raise AudioRejected("too_fast", "audio is arriving faster than real time", close=True)
         self.frames += 1
         self.frame_at = self.session.now()
-        vad_events = self.endpointer.push(frame)
+        # Silero's window costs a millisecond or more a frame on a busy core: off the loop,
+        # with this stream's frames still in order (the next waits for this one).
+        voiced = await asyncio.get_running_loop().run_in_executor(
+            VAD_EXECUTOR, self.endpointer.classify, frame
+        )
+        vad_events = self.endpointer.push_voiced(frame, voiced)
         self._hear(frame)
         self.barge.frame(frame.pcm, self.endpointer.voiced, frame.stream_ms)
         for vad_event in vad_events:

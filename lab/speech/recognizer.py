@@ -1,7 +1,9 @@
 """The recognition thread: one model thread that runs what lab/speech/scheduling.py picks next.
 
 Replaces a first-come executor, where a decided turn's decode queued behind every other call's
-speculation. Results go back to the asking event loop; a cancelled ask leaves the queue.
+speculation. Decided turns of several calls waiting together are decoded in one batch (one
+encoder and decoder call costs about half as much per segment at four). Results go back to the
+asking event loop; a cancelled ask leaves the queue.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from lab.speech import asr
 from lab.speech.asr import Transcript
 from lab.speech.scheduling import RecognitionQueue
 
@@ -33,6 +36,25 @@ class Asker:
 # its turn loop waits on finals. An ask from anywhere else is a final of a stream of its own.
 ASKER: ContextVar[Asker | None] = ContextVar("recognition_asker", default=None)
 
+
+@dataclass(frozen=True, slots=True)
+class Decode:
+    """One segment to transcribe: run alone, or in a batch with others of the same prompt."""
+
+    pcm: bytes
+    prompt_free: bool = False
+
+    def __call__(self) -> Transcript:
+        # Keywords at their defaults are left out, as AsrOptions.keywords() leaves them.
+        return asr.transcribe(self.pcm, **({"prompt_free": True} if self.prompt_free else {}))
+
+
+def transcribe_batch(decodes: list[Decode]) -> list[Transcript]:
+    """The batch the thread runs: one prompt for all (the thread batches only those alike)."""
+    return asr.transcribe_many([d.pcm for d in decodes], prompt_free=decodes[0].prompt_free)
+
+
+Batch = Callable[[list[Decode]], list[Transcript]]
 _Work = tuple[Callable[[], Transcript], asyncio.AbstractEventLoop, "asyncio.Future[Transcript]"]
 
 
@@ -40,10 +62,19 @@ class Recognizer:
     """Recognitions of this process, one at a time, finals first."""
 
     def __init__(
-        self, *, speculative_ttl_s: float, clock: Callable[[], float] = time.monotonic
+        self,
+        *,
+        speculative_ttl_s: float,
+        clock: Callable[[], float] = time.monotonic,
+        batch: Batch | None = None,
+        batch_max: int = 1,
+        collect_s: float = 0.0,
     ) -> None:
         self._queue = RecognitionQueue(speculative_ttl_s=speculative_ttl_s)
         self._clock = clock
+        self._batch, self._batch_max, self._collect_s = batch, batch_max, collect_s
+        # How many decodes each batch held, for the benchmark's count of batching.
+        self.batch_sizes: list[int] = []
         self._changed = threading.Condition()
         self._work: dict[int, _Work] = {}
         self._ids = itertools.count(1)
@@ -87,13 +118,44 @@ class Recognizer:
                 while job is None:
                     self._changed.wait()
                     job = self._queue.take(at=self._clock())
-                work, loop, future = self._work.pop(job.job_id)
+                taken = [self._work.pop(job.job_id)]
+                if job.final:
+                    taken += self._finals_alike(taken[0][0])
+            self.batch_sizes.append(len(taken))
+            works = [work for work, _, _ in taken]
             try:
-                transcript = work()
+                if len(works) > 1 and self._batch is not None:
+                    # Only _finals_alike adds to a batch, and only Decodes.
+                    outcome: list[Transcript] | Exception = self._batch(works)  # type: ignore[arg-type]
+                else:
+                    outcome = [works[0]()]
             except Exception as error:
-                _settle(loop, future, error)
-            else:
-                _settle(loop, future, transcript)
+                outcome = error
+            for index, (_work, loop, future) in enumerate(taken):
+                _settle(loop, future, outcome if isinstance(outcome, Exception) else outcome[index])
+
+    def _finals_alike(self, first: Callable[[], Transcript]) -> list[_Work]:
+        """Other finals to decode with `first`, waiting up to collect_s for more while other
+        recognitions are queued (calls mid-turn); called holding the lock."""
+        if self._batch is None or not isinstance(first, Decode):
+            return []
+
+        def alike(job_id: int) -> bool:
+            work = self._work[job_id][0]
+            return isinstance(work, Decode) and work.prompt_free == first.prompt_free
+
+        more: list[_Work] = []
+        deadline = self._clock() + self._collect_s
+        while len(more) + 1 < self._batch_max:
+            job = self._queue.take_final(accept=alike)
+            if job is not None:
+                more.append(self._work.pop(job.job_id))
+                continue
+            left = deadline - self._clock()
+            if left <= 0 or not len(self._queue):
+                break
+            self._changed.wait(timeout=left)
+        return more
 
 
 def _settle(

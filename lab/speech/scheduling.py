@@ -9,6 +9,7 @@ once its turn is decided (promoted); its owner cancels it if the caller speaks o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -85,6 +86,15 @@ class RecognitionQueue:
         if not runnable:
             return None
         chosen = min(runnable, key=lambda job: (not job.final, rank[job.state], job.order))
+        del self._jobs[chosen.job_id]
+        return chosen
+
+    def take_final(self, *, accept: Callable[[int], bool]) -> Job | None:
+        """The earliest final whose id `accept`s, removed from the queue, to join a batch."""
+        finals = [job for job in self._jobs.values() if job.final and accept(job.job_id)]
+        if not finals:
+            return None
+        chosen = min(finals, key=lambda job: job.order)
         del self._jobs[chosen.job_id]
         return chosen
 

@@ -42,7 +42,7 @@ from lab.speech.protocol import (
     asr_timeout_s,
     tts_timeout_s,
 )
-from lab.speech.recognizer import ASKER, Asker, Recognizer
+from lab.speech.recognizer import ASKER, Asker, Decode, Recognizer, transcribe_batch
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +61,12 @@ def sentence_pcm(text: str) -> bytes:
 def recognizer() -> Recognizer:
     """This process's recognition thread; speculation is of no use once the fallback has decided."""
     useful_ms = settings.LAB_VAD_END_SILENCE_MS - settings.LAB_ASR_EARLY_MS
-    return Recognizer(speculative_ttl_s=max(useful_ms, 100) / 1000)
+    return Recognizer(
+        speculative_ttl_s=max(useful_ms, 100) / 1000,
+        batch=transcribe_batch,
+        batch_max=settings.LAB_ASR_BATCH_MAX,
+        collect_s=settings.LAB_ASR_BATCH_MS / 1000,
+    )
 
 
 class SpeechUnavailable(RuntimeError):
@@ -94,9 +99,8 @@ class InProcess:
         self._background: asyncio.Future[None] | None = None
 
     async def recognize(self, pcm: bytes, options: AsrOptions) -> asr.Transcript:
-        call = functools.partial(asr.transcribe, pcm, **options.keywords())
         asker = ASKER.get() or Asker(stream=uuid.uuid4().hex, final=True)
-        return await recognizer().run(call, asker)
+        return await recognizer().run(Decode(pcm, options.prompt_free), asker)
 
     def promote(self, stream: str) -> None:
         recognizer().promote(stream)

@@ -39,16 +39,15 @@ def token_budget(audio_ms: int) -> int:
 
 
 def looks_looped(text: str, *, audio_ms: int) -> bool:
-    """Whether the words repeat a phrase back to back, or are more than the audio could hold."""
+    """Whether the words repeat a word or phrase back to back, or are more than the audio holds."""
     words = re.findall(r"[a-z0-9']+", text.lower())
     if len(words) > _WORDS_PER_S_LOOPED * max(audio_ms, 1000) / 1000:
         return True
-    # One word three times running, or any longer phrase twice ("no, no" is a caller's own).
-    if any(words[i] == words[i + 1] == words[i + 2] for i in range(len(words) - 2)):
-        return True
+    # Any word or phrase twice running: a short window turned "Yes." into "Yes. Yes." (issue 28).
+    # A caller's own "no, no" is suspect too; it only costs the full window's second hearing.
     return any(
         words[start : start + size] == words[start + size : start + 2 * size]
-        for size in range(2, len(words) // 2 + 1)
+        for size in range(1, len(words) // 2 + 1)
         for start in range(len(words) - 2 * size + 1)
     )
 

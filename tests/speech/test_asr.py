@@ -52,7 +52,7 @@ def test_two_threads_can_share_the_one_model_at_once() -> None:
 def test_a_short_caller_line_is_heard_on_the_short_window_with_the_full_windows_words(
     settings: Any,
 ) -> None:
-    settings.LAB_ASR_WINDOW_MS = 15_000  # the setting, off by default
+    settings.LAB_ASR_WINDOW_MS = 15_000  # another window than the default 10 s
     # Every word of this line leads its runner-up by more than 3 logits on either window.
     pcm = synthesize("Can I get my money back if I cancel?")
     short = asr.transcribe(pcm)
@@ -88,3 +88,13 @@ def test_words_that_loop_on_a_too_short_window_are_heard_again_on_the_full_one(
 
     assert transcript.window_ms == 30_000
     assert transcript.text == "Yes, book it."
+
+
+@pytest.mark.models
+def test_segments_decoded_in_one_batch_keep_the_words_each_gets_alone(settings) -> None:
+    settings.LAB_ASR_WINDOW_MS = 10_000
+    clips = [synthesize(text) for text in ("Yes, book it.", "Refund order number 4512.")]
+    alone = [asr.transcribe(pcm) for pcm in clips]
+    together = asr.transcribe_many(clips)
+    assert [t.text for t in together] == [t.text for t in alone]
+    assert [t.window_ms for t in together] == [t.window_ms for t in alone]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from lab.speech.asr import Transcript
-from lab.speech.recognizer import Asker, Recognizer
+from lab.speech.recognizer import Asker, Decode, Recognizer
 
 
 class Model:
@@ -107,3 +107,38 @@ async def test_speculation_shed_under_load_yields_to_fresh_work_and_still_answer
     recognizer.promote("a")
     assert (await shed).text == "shed"
     assert model.ran == ["busy", "fresh", "shed"]
+
+
+async def test_finals_of_several_calls_waiting_together_are_decoded_in_one_batch():
+    batches: list[list[bytes]] = []
+
+    def batch(decodes: list[Decode]) -> list[Transcript]:
+        batches.append([d.pcm for d in decodes])
+        return [Transcript(text=d.pcm.decode(), audio_ms=1000, elapsed_ms=1) for d in decodes]
+
+    recognizer, model = Recognizer(speculative_ttl_s=60, batch=batch, batch_max=2), Model()
+    busy = await hold_the_thread(recognizer, model)
+    asks = [
+        recognizer.run(model.work("spec"), Asker("s", final=False)),
+        *(recognizer.run(Decode(name.encode()), Asker(name, final=True)) for name in "abcd"),
+    ]
+    tasks = [asyncio.ensure_future(ask) for ask in asks]
+    await asyncio.sleep(0)
+    model.release.set()
+    texts = [t.text for t in await asyncio.gather(busy, *tasks)]
+    assert texts == ["busy", "spec", "a", "b", "c", "d"]  # each asker gets its own words
+    # Finals first, at most two a batch, in the order they became final; speculation last.
+    assert batches == [[b"a", b"b"], [b"c", b"d"]]
+    assert recognizer.batch_sizes == [1, 2, 2, 1]
+
+
+async def test_a_lone_final_is_not_held_back_to_collect_a_batch():
+    # collect_s is 30 s: were it waited out, the ask would time out.
+    def batch(decodes: list[Decode]) -> list[Transcript]:
+        return [Transcript(text="batched", audio_ms=1000, elapsed_ms=1) for _ in decodes]
+
+    recognizer = Recognizer(speculative_ttl_s=60, batch=batch, batch_max=4, collect_s=30)
+    alone = recognizer.run(Model().work("alone"), Asker("a", True))
+    transcript = await asyncio.wait_for(alone, 10)
+    assert transcript.text == "alone"
+    assert recognizer.batch_sizes == [1]
