@@ -8,6 +8,7 @@ from lab.alerts.models import MessageState, OutboxMessage
 from lab.alerts.outbox import endpoint_create, endpoint_set_active
 from lab.alerts.payload import AlertPayload
 from lab.audit.services import audit_record, audit_records_store
+from lab.grading.grader import DETERMINISTIC_VERSION
 from lab.grading.schema import Severity
 from tests.alerts.support import critical_entries, graded_entries, with_severity
 
@@ -70,7 +71,7 @@ def test_the_payload_has_exactly_the_seeds_fields_with_absolute_links(demo, sett
     assert alert.caller_utterance == record.caller_turn
     assert list(alert.constraint_ref) == record.grade["constraint_ref"] != []
     assert alert.audit_row_ref == record.ref
-    assert alert.grader_model == "deterministic-grader-v2"
+    assert alert.grader_model == f"deterministic-grader-v{DETERMINISTIC_VERSION}"
     assert alert.recommended_action == "refund_or_callback_caller_within_2h"
     assert alert.links.operator_console == (
         f"https://lab.example/t/demo/queue/cases/{record.case.id}/"

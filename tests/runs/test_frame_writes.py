@@ -164,9 +164,15 @@ async def test_the_run_ends_after_every_event_the_frames_handed_over(caller, mon
 async def test_a_write_refused_after_the_run_ended_reaches_the_next_frame(caller):
     session = caller.session
     await session.end(reason_kind="completed", reason="hung up")
-    await caller.push(LOUD, 5)  # speech starts; its write is refused, off the frame path
-    await session.writer.drain()
-    with pytest.raises(RunClosed):
-        await caller.link.push_audio(LOUD)
-    await caller.link.push_audio(LOUD)  # reported once, as a waiting frame path met it
+    # Speech starts; its write is refused off the frame path and reported once, to whichever
+    # frame meets it (frames are judged off the loop, so which one is not fixed).
+    raised = 0
+    async with asyncio.timeout(HOLD_LIMIT_S):
+        for _ in range(8):
+            try:
+                await caller.link.push_audio(LOUD)
+            except RunClosed:
+                raised += 1
+            await session.writer.drain()
+    assert raised == 1
     assert session.events[-1].type == "run.ended"
