@@ -249,8 +249,10 @@ class PipecatEvalAgent:
                 ws.transport.abort()
             if self._reader is not None:
                 self._reader.cancel()
-                with contextlib.suppress(BaseException):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
                     await self._reader
+            # Let the aborted transport's connection_lost run before a headless run's loop closes.
+            await asyncio.sleep(0)
 
     def _abandon(self) -> None:
         """Drop the connection at once: no goodbye, no more reading."""

@@ -63,6 +63,11 @@ LINES: dict[str, tuple[list[tuple[str, ...]], tuple[str, ...]]] = {
     "Can I get my money back if I cancel?": ([("money back",), ("cancel",)], POSITIVE_ONLY),
     "Can you put me through to your manager?": ([("manager",)], POSITIVE_ONLY),
     "How much is a frame respray?": ([("how much",), ("frame",)], POSITIVE_ONLY),
+    "So that's nine, yes?": ([("nine", "9")], ()),
+    "Actually, can you make that Friday morning instead?": (
+        [("actually",), ("friday",), ("morning",)],
+        POSITIVE_ONLY,
+    ),
 }
 
 REQUEST, CORRECTION = UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION
@@ -71,6 +76,12 @@ QUESTION, UNSUPPORTED = UnderstandingKind.QUESTION, UnderstandingKind.UNSUPPORTE
 
 # What the scenarios need the agent to understand from each line as heard.
 MEANINGS: dict[str, tuple[UnderstandingKind, Args]] = {
+    # A recap after the booking is no new confirmation of anything.
+    "So that's nine, yes?": (POSITIVE, {}),
+    "Actually, can you make that Friday morning instead?": (
+        CORRECTION,
+        {"day": "friday", "part_of_day": "morning"},
+    ),
     "Hi, I'd like to book an appointment for Tuesday morning.": (
         REQUEST,
         {"day": "tuesday", "part_of_day": "morning"},
