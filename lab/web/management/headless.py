@@ -18,8 +18,11 @@ from lab.runs.session import RunSession
 from lab.scenarios.catalog import free_contract
 from lab.scenarios.contracts import CallerLine
 from lab.web.access import owner_session_new, session_cookie
+from lab.web.live import REGISTRY
 
 RUN_TIMEOUT_S = 600
+# The agent's close is bounded by the session (AGENT_CLOSE_S); this only bounds the wait on it.
+WORK_DONE_S = 15.0
 
 
 async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
@@ -45,9 +48,18 @@ async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
                     break
                 if 'data-final="true"' in message.get("text", ""):
                     break
+        await _work_done(str(run.id))
     finally:
         await communicator.disconnect()
         await database_sync_to_async(session.delete)()
+
+
+async def _work_done(run_id: str) -> None:
+    """Let the run's own work finish (closing the agent's connection follows the verdict), so
+    leaving does not cancel it midway and leave a socket open when this loop closes."""
+    live = REGISTRY.runs.get(run_id)
+    if live is not None and (tasks := list(live.tasks)):
+        await asyncio.wait(tasks, timeout=WORK_DONE_S)
 
 
 async def play_free(run: Run, lines: list[str]) -> None:
