@@ -34,7 +34,8 @@ def _read(path: Path, limit: int) -> bytes:
 def _is_comparison(raw: bytes) -> bool:
     try:
         return is_comparison(json.loads(raw))
-    except ValueError:
+    except (ValueError, RecursionError):
+        # Not one, or a nesting bomb: the report checks refuse it on its raw bytes.
         return False
 
 
