@@ -204,6 +204,10 @@ class Toolset:
             elif role is not None:
                 read.update(self._value(role, item[key]))
         read.pop("option_id", None)
+        if meaning.action is Action.REFUND and "amount_cents" in read:
+            # An amount a lookup lists on an order is the most it can refund, as the lab's own
+            # ledger lists it; the readback's amount is grounded against it.
+            read["max_amount_cents"] = read.pop("amount_cents")
         needed = _NEEDED[meaning.action]
         return read if all(key in read for key in needed) else None
 

@@ -202,6 +202,11 @@ def test_refunds_in_whole_units_and_order_ids() -> None:
         "get_order", [{"order_number": "4512", "max_amount_cents": 6000}]
     )
     assert answer == {"options": [{"order_id": "4512", "amount": "60.00"}]}
+    # Its own result read back: the amount an order lists is the most it can refund.
+    listed = {"orders": [{"order_id": "4512", "amount": "60"}]}
+    assert toolset.read_options("get_order", listed) == [
+        {"order_number": "4512", "max_amount_cents": 6000}
+    ]
 
 
 @pytest.mark.parametrize(

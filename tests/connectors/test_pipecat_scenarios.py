@@ -5,10 +5,8 @@ calls observed from the bot's function-call reports and answered again by the la
 Two scenarios cannot give the in-process verdict through the eval wire, and never PASS:
 facts_before_booking needs the lab's retrieval window, which the wire cannot hand a bot (its
 answers cite nothing the lab retrieved), and tool_timeout injects its timeout into the lab's
-sandbox, which the bot's own tools never meet: its readback rests on no lookup the lab's log
-holds, so nothing_invented is contradicted (as-is by the readback; guarded, where the gate makes
-no proposal of it, the caller says its yes without the cue and the booking the bot then runs is
-an attempt on a slot no lookup in the log returned).
+sandbox, which the bot's own tools never meet: the bot's lookups are recorded as what its own
+tools answered, so no lookup failed and the scenario has no evidence (INCONCLUSIVE, saying so).
 """
 
 from __future__ import annotations
@@ -31,11 +29,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, need
 NOT_THROUGH_THE_WIRE = {
     "guarded": {
         "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),
-        "tool_timeout": ("FAIL", r"Contradicted: .*nothing_invented by ev-\d{5}"),
+        "tool_timeout": ("INCONCLUSIVE", r"No evidence for failure_recorded: .*no lookup failed"),
     },
     "as-is": {
         "facts_before_booking": ("FAIL", r"Contradicted: .*answers_cite by ev-\d{5}"),
-        "tool_timeout": ("FAIL", r"Contradicted: .*nothing_invented by ev-\d{5}"),
+        "tool_timeout": ("INCONCLUSIVE", r"No evidence for failure_recorded: .*no lookup failed"),
     },
 }
 
