@@ -252,10 +252,11 @@ def test_no_page_a_signed_in_member_opens_scrolls_sideways_on_a_phone(
         "/t/demo/agents/",
         "/t/demo/agents/demo-agent/",
         "/t/demo/trials/",
-        seeded["trials"],
         "/t/demo/compare/",
+        seeded["trials"],
     ):
         visit(path)
+    # The trials page is the last one opened: its first run link is the trial run to follow.
     trial_run = page.locator("a[href^='/t/demo/runs/']").first.get_attribute("href")
     visit(f"/runs/{seeded['voice_run']}/")
     page.get_by_role("button", name="Create a read-only share link").click()
@@ -301,7 +302,15 @@ def test_the_comparison_page_shows_the_agents_side_by_side_at_desktop_and_phone_
         cell = page.locator("tr[data-scenario='correction'] .compare-cell").first
         assert cell.locator(".interval").inner_text().startswith("[")
         assert page.locator("#compare-report").is_visible()
+    both = page.locator(".agent-head").count()
     page.select_option("select[name=mode]", "guarded")
     page.get_by_role("button", name="Filter").click()
     page.wait_for_url("**mode=guarded**")
-    assert page.locator(".agent-head").count() == 1
+    # The seeded trials are all guarded: that filter keeps each of them, the other keeps none.
+    heads = page.locator(".agent-head")
+    assert heads.count() == both
+    assert all(" unguarded " not in f" {text} " for text in heads.all_inner_texts())
+    page.select_option("select[name=mode]", "unguarded")
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**mode=unguarded**")
+    assert page.locator(".agent-head").count() == 0

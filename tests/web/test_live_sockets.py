@@ -15,12 +15,22 @@ from lab.events.models import Run
 from lab.events.types import Channel, Event, Mode
 from lab.runs.ownership import owner_token_new, share_link_create
 from lab.runs.services import run_start
+from lab.web.live import REGISTRY
 from tests.web.owners import owner_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
 WAIT_S = 60
+
+
+@pytest.fixture(autouse=True)
+async def live_runs_let_go():
+    """A run still in its grace period writes on its own: let it go before the database is
+    flushed, or the flush meets its write (a locked table)."""
+    yield
+    for live in list(REGISTRY.runs.values()):
+        await live.dispose()
 
 
 async def new_run(scenario_id: str = "correction") -> Run:
