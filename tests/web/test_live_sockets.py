@@ -28,9 +28,12 @@ WAIT_S = 60
 async def live_runs_let_go():
     """A run still in its grace period writes on its own: let it go before the database is
     flushed, or the flush meets its write (a locked table)."""
+    before = set(REGISTRY.runs)
     yield
-    for live in list(REGISTRY.runs.values()):
-        await live.dispose()
+    # Only this test's runs: another module's may be left from a loop that is closed now.
+    for run_id, live in list(REGISTRY.runs.items()):
+        if run_id not in before:
+            await live.dispose()
 
 
 async def new_run(scenario_id: str = "correction") -> Run:
