@@ -141,3 +141,23 @@ def test_checktools_prints_what_each_tool_means_and_refuses_a_bad_file(
     tools.write_text(json.dumps({**TOOLS, "meanings": {"reserve_table": {"kind": "write"}}}))
     with pytest.raises(CommandError, match=r"--tools: .*meanings.reserve_table.kind: Input"):
         call_command("checktools", str(tools))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runscenarios_run_again_in_one_process_reads_the_same_folder_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second run over the same --scenarios folder must not find its scenarios taken by the
+    first run's copy of the same folder."""
+    monkeypatch.setenv(catalog.SCENARIO_DIRS_ENV, "")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    out = tmp_path / "scenarios"
+    call_command("maketemplates", "--tools", str(tools), "--out", str(out))
+    first = sorted(out.glob("*.json"))[0].stem
+    for _ in range(2):
+        capsys.readouterr()
+        call_command(
+            "runscenarios", "--scenarios", str(out), "--scenario", first, "--time-scale", "0.05"
+        )
+        assert capsys.readouterr().out.split()[:2] == [first, "PASS"]
