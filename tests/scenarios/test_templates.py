@@ -12,6 +12,7 @@ from django.core.management.base import CommandError
 from lab.agent_tools.loading import parse_tools_file
 from lab.agent_tools.toolset import Toolset
 from lab.scenarios import catalog
+from lab.scenarios.persona import DEFAULT_PERSONA
 from lab.scenarios.templates import FAMILIES, Templates, generate, words_of
 from lab.scripted.setup import calendar_week
 from lab.web.management.commands.maketemplates import TEMPLATES_FILE
@@ -48,6 +49,9 @@ def test_each_material_action_gets_the_five_families_in_its_own_words() -> None:
     assert correction.caller[0].say == "Hi, I'd like to reserve a table for Tuesday morning."
     assert correction.tools == ("calendar",) and "Trattoria Lume" in correction.title
     assert contracts[5].tools == ("ledger",)
+    # The persona the caller answers an agent's questions from is written out, for the team to
+    # edit: a FAIL after the agent asked a name is the agent's, not a caller fault.
+    assert {c.persona for c in contracts} == {DEFAULT_PERSONA}
     # The meaning stays the lab's, whatever the words: the referee judges what was meant.
     assert [line.means.kind for line in correction.caller if line.means] == [
         "request",
