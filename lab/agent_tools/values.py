@@ -20,7 +20,10 @@ _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[Tt ](.+))?$")
 
 
 def read_day(value: object, week: Week | None) -> str | None:
-    """A weekday name ("tuesday") from a name, an abbreviation or an ISO date in the week."""
+    """A weekday name ("tuesday") from a name, an abbreviation or an ISO date.
+
+    A date outside the lab's week names its weekday: an agent dates "Tuesday" on its own calendar.
+    """
     if not isinstance(value, str):
         return None
     text = value.strip().lower()
@@ -29,7 +32,7 @@ def read_day(value: object, week: Week | None) -> str | None:
             day = date.fromisoformat(iso.group(1))
         except ValueError:
             return None
-        return week.weekday(day) if week is not None else WEEKDAYS[day.weekday()]
+        return (week.weekday(day) if week is not None else None) or WEEKDAYS[day.weekday()]
     return weekday_of(text.rstrip("."))
 
 

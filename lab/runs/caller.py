@@ -77,6 +77,12 @@ async def play_script(session: ScriptedRun) -> None:
                     made.cancel()
             mark = len(session.events)
             await _say(session, line.say, line.means, number, pcm=pcm, at=at)
+        # What the agent asks after the last line (a name before it books) is answered too.
+        last = len(session.contract.caller) - 1
+        for _ in range(PERSONA_ANSWERS):
+            await _turn_over(session)
+            if not await _answer_asks(session, last, persona):
+                break
         # The agent's last words (often the reference number) are heard out before the end.
         await session.finish(reason_kind="completed", reason="the scripted caller finished")
     except TimeoutError:

@@ -17,6 +17,7 @@ from lab.agent_tools.inference import ToolMeaning
 from lab.agent_tools.schema import Kind
 from lab.agent_tools.toolset import Toolset
 from lab.scenarios.contracts import Contract
+from lab.scenarios.persona import DEFAULT_PERSONA
 
 FAMILIES = ("correction", "no_confirmation", "tool_timeout", "interruption", "double_confirmation")
 _WORDS = re.compile(r"[A-Za-z]+")
@@ -54,6 +55,9 @@ def generate(toolset: Toolset, templates: Templates) -> list[Contract]:
                 "id": _identifier(f"{meaning.name}_{family}"),
                 "version": 1,
                 "tool": shape.tool,
+                # Written out for the team to edit: a run whose caller answered an agent's
+                # question from a persona the scenario never gave is not held against the agent.
+                "persona": DEFAULT_PERSONA.model_dump(),
                 **body,
             }
             try:

@@ -174,3 +174,42 @@ def clinic_bot(team_server: Callable[[str, str], str]) -> Iterator[Callable[[str
     yield start
     for process in started:
         stop(process)
+
+
+BIKE_BOT = ROOT / "agents" / "bike_shop" / "bot.py"
+# The second pair's own calendar day: the salon dates a weekday from it (a Monday, in another
+# week than the lab's fixture week), as a deployed agent dates it from its clock.
+SECOND_PAIR_TODAY = "2026-12-07"
+
+
+@pytest.fixture
+def second_pair_server() -> Iterator[Callable[[str, str], str]]:
+    """Starts the second pair's desk servers (salon or bikeshop, by habit); always stopped."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(business: str, habit: str = "correct") -> str:
+        module = "lab.reference_agents.second_pair.server"
+        arguments = ["--business", business, "--habit", habit, "--today", SECOND_PAIR_TODAY]
+        process, url = _start_chat_server(["-m", module, *arguments])
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop(process)
+
+
+@pytest.fixture
+def bike_bot(second_pair_server: Callable[[str, str], str]) -> Iterator[Callable[[str], str]]:
+    """Starts Spoke & Chain's pipecat bot (its own tools and slots) on the desk's server for the
+    bike shop with a habit; both always stopped."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(habit: str = "correct") -> str:
+        process, url = start_pipecat_bot(second_pair_server("bikeshop", habit), bot=BIKE_BOT)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop(process)

@@ -34,6 +34,7 @@ Habit = Literal[
     "chatters",
     "no_readback",
     "asks_name",
+    "asks_name_after_yes",
 ]
 # What the eager agent (no_readback) takes for a go-ahead.
 AGREEABLE = ("yes", "okay", "sounds good", "sure", "mm-hmm")
@@ -102,6 +103,11 @@ class Outsider:
         elif self.offers and (
             "yes" in text or (self.habit == "no_readback" and any(w in text for w in AGREEABLE))
         ):
+            if self.habit == "asks_name_after_yes" and self.held is None:
+                self.held = "yes"  # the booking waits on the name, after the last scripted line
+                yield Said("Lovely. What name shall I put it under?")
+                yield TurnFinished()
+                return
             offer = self.offers[0] if self.habit == "keeps_first_offer" else self.offers[-1]
             arguments = {"slot": 5} if self.habit == "garbage_args" else dict(offer)
             called = await self._call(tools, "book_appointment", arguments)

@@ -147,6 +147,17 @@ async def test_the_caller_answers_a_name_from_the_default_persona_and_it_confirm
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
 
 
+async def test_a_question_after_the_last_line_is_answered_before_the_run_ends(fast_clock):
+    session = await play("correction", "asks_name_after_yes", Mode.GUARDED)
+
+    (answered,) = of_type(session, "caller.persona_answered")
+    assert answered.asked == ["name"]
+    assert [u.text for u in of_type(session, "caller.utterance")][-1] == "My name is Dana Reyes."
+    assert len(of_type(session, "tool.commit.succeeded")) == 1
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.PASS, evaluation.reason
+
+
 async def test_the_scenarios_own_persona_answers_in_its_place(fast_clock):
     contract = contract_get("correction").model_copy(
         update={"persona": Persona(name="Sam Okafor", phone="555 0199")}

@@ -12,6 +12,7 @@ from django.core.management.base import CommandError
 from lab.agent_tools.loading import parse_tools_file
 from lab.agent_tools.toolset import Toolset
 from lab.scenarios import catalog
+from lab.scenarios.persona import DEFAULT_PERSONA
 from lab.scenarios.templates import FAMILIES, Templates, generate, words_of
 from lab.scripted.setup import calendar_week
 from lab.web.management.commands.maketemplates import TEMPLATES_FILE
@@ -48,6 +49,9 @@ def test_each_material_action_gets_the_five_families_in_its_own_words() -> None:
     assert correction.caller[0].say == "Hi, I'd like to reserve a table for Tuesday morning."
     assert correction.tools == ("calendar",) and "Trattoria Lume" in correction.title
     assert contracts[5].tools == ("ledger",)
+    # The persona the caller answers an agent's questions from is written out, for the team to
+    # edit: a FAIL after the agent asked a name is the agent's, not a caller fault.
+    assert {c.persona for c in contracts} == {DEFAULT_PERSONA}
     # The meaning stays the lab's, whatever the words: the referee judges what was meant.
     assert [line.means.kind for line in correction.caller if line.means] == [
         "request",
@@ -141,3 +145,23 @@ def test_checktools_prints_what_each_tool_means_and_refuses_a_bad_file(
     tools.write_text(json.dumps({**TOOLS, "meanings": {"reserve_table": {"kind": "write"}}}))
     with pytest.raises(CommandError, match=r"--tools: .*meanings.reserve_table.kind: Input"):
         call_command("checktools", str(tools))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runscenarios_run_again_in_one_process_reads_the_same_folder_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second run over the same --scenarios folder must not find its scenarios taken by the
+    first run's copy of the same folder."""
+    monkeypatch.setenv(catalog.SCENARIO_DIRS_ENV, "")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    out = tmp_path / "scenarios"
+    call_command("maketemplates", "--tools", str(tools), "--out", str(out))
+    first = sorted(out.glob("*.json"))[0].stem
+    for _ in range(2):
+        capsys.readouterr()
+        call_command(
+            "runscenarios", "--scenarios", str(out), "--scenario", first, "--time-scale", "0.05"
+        )
+        assert capsys.readouterr().out.split()[:2] == [first, "PASS"]

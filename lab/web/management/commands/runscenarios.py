@@ -209,8 +209,12 @@ class Command(BaseCommand):
         if options["scenario_dir"] is not None:
             if not options["scenario_dir"].is_dir():
                 raise CommandError(f"--scenarios: {options['scenario_dir']} is not a folder")
-            folders = [os.environ.get(SCENARIO_DIRS_ENV, ""), str(options["scenario_dir"])]
-            os.environ[SCENARIO_DIRS_ENV] = os.pathsep.join(filter(None, folders))
+            folders = list(filter(None, os.environ.get(SCENARIO_DIRS_ENV, "").split(os.pathsep)))
+            # Run again in one process (a test, a notebook), the same folder is read once, not
+            # twice: its scenarios would collide with themselves ("id ... is already taken").
+            if options["scenario_dir"].resolve() not in {Path(f).resolve() for f in folders}:
+                folders.append(str(options["scenario_dir"]))
+            os.environ[SCENARIO_DIRS_ENV] = os.pathsep.join(folders)
         try:
             names = options["scenarios"] or sorted(all_contracts())
             contracts = [free_contract()] if lines else [contract_get(s) for s in names]

@@ -1,0 +1,66 @@
+"""The salon's desk on the voice channel, on its generated templates: the lab hears the scripted
+caller (and its persona answer) with its VAD and ASR, voices the desk with its TTS and cuts the
+readback the caller barges into; the honest desk PASSes, the one that books the cut readback FAILs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from lab.scenarios.catalog import SCENARIO_DIRS_ENV
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
+
+Start = Callable[[str, str], str]
+TOOLS = str(ROOT / "agents" / "salon" / "tools.json")
+
+
+@pytest.fixture
+def templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(SCENARIO_DIRS_ENV, "")
+    call_command("maketemplates", "--tools", TOOLS, "--out", str(tmp_path), "--force")
+    return tmp_path
+
+
+def _verdicts(
+    capsys: pytest.CaptureFixture[str], url: str, templates: Path, *args: str
+) -> tuple[dict[str, str], str]:
+    capsys.readouterr()
+    agent = ("--agent", f"openai:{url}", "--tools", TOOLS, "--scenarios", str(templates))
+    try:
+        call_command("runscenarios", "--channel", "voice", *agent, *args)
+    except SystemExit as exit_info:
+        assert exit_info.code == 1
+    captured = capsys.readouterr()
+    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
+    return found, captured.err
+
+
+def test_the_salon_passes_a_spoken_correction_and_barge_in(
+    second_pair_server: Start, templates: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenarios = (
+        "--scenario",
+        "confirm_booking_correction",
+        "--scenario",
+        "confirm_booking_interruption",
+    )
+    verdicts, reasons = _verdicts(
+        capsys, second_pair_server("salon", "correct"), templates, *scenarios
+    )
+    assert verdicts == dict.fromkeys(scenarios[1::2], "PASS"), reasons
+
+
+def test_the_salon_that_books_a_cut_readback_fails_on_the_voice_channel(
+    second_pair_server: Start, templates: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = second_pair_server("salon", "barge")
+    args = ("--as-is", "--scenario", "confirm_booking_interruption")
+    verdicts, reasons = _verdicts(capsys, url, templates, *args)
+    assert verdicts == {"confirm_booking_interruption": "FAIL"}, reasons
+    assert "interrupted_proposal_expired" in reasons, reasons
