@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from lab.scenarios.catalog import all_contracts
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,22 +58,11 @@ EXPOSED = {
 }
 
 
-def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
-    """Each scenario's verdict from runscenarios' stdout, and its stderr (the reasons)."""
-    try:
-        call_command("runscenarios", *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split() for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
-
-
 def test_the_reference_server_gets_the_in_process_verdict_on_every_scenario(
     reference_server: Start, capsys: pytest.CaptureFixture[str], fast_clock: object
 ) -> None:
-    in_process, _ = _verdicts(capsys)
-    through, reasons = _verdicts(capsys, "--agent", f"openai:{reference_server(None)}")
+    in_process, _ = scenario_verdicts(capsys)
+    through, reasons = scenario_verdicts(capsys, "--agent", f"openai:{reference_server(None)}")
     assert set(through) == set(all_contracts())
     assert through == in_process, reasons
     assert set(through.values()) == {"PASS"}
@@ -81,7 +71,9 @@ def test_the_reference_server_gets_the_in_process_verdict_on_every_scenario(
 def test_the_reference_server_passes_every_scenario_as_is(
     reference_server: Start, capsys: pytest.CaptureFixture[str], fast_clock: object
 ) -> None:
-    verdicts, reasons = _verdicts(capsys, "--agent", f"openai:{reference_server(None)}", "--as-is")
+    verdicts, reasons = scenario_verdicts(
+        capsys, "--agent", f"openai:{reference_server(None)}", "--as-is"
+    )
     assert set(verdicts.values()) == {"PASS"}, reasons
 
 
@@ -90,7 +82,9 @@ def test_a_faulty_habit_fails_exactly_the_scenarios_that_expose_it(
     reference_server: Start, capsys: pytest.CaptureFixture[str], fast_clock: object, habit: str
 ) -> None:
     url = reference_server(habit)
-    verdicts, reasons = _verdicts(capsys, "--agent", f"openai:{url}", "--model", "x", "--as-is")
+    verdicts, reasons = scenario_verdicts(
+        capsys, "--agent", f"openai:{url}", "--model", "x", "--as-is"
+    )
     failed = {name for name, verdict in verdicts.items() if verdict == "FAIL"}
     assert failed == set(EXPOSED[habit]), reasons
     assert {verdicts[name] for name in set(verdicts) - failed} == {"PASS"}, reasons

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from django.core.management import call_command
 
 from lab.events import store
 from lab.events.models import Run
 from lab.events.types import AgentAudioStarted, AgentUtterance, CallerUtterance, Channel
 from lab.speech import service
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
@@ -22,12 +22,7 @@ Start = Callable[[str | None], str]
 
 
 def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
-    try:
-        call_command("runscenarios", "--channel", "voice", *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    return dict(line.split() for line in captured.out.splitlines() if line.strip()), captured.err
+    return scenario_verdicts(capsys, "--channel", "voice", *args)
 
 
 def test_voice_runs_through_the_openai_connector_get_the_in_process_verdicts(

@@ -20,6 +20,7 @@ from django.core.management import call_command
 
 from lab.scenarios.catalog import all_contracts
 from tests.connectors.conftest import needs_pipecat
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
@@ -38,25 +39,17 @@ NOT_THROUGH_THE_WIRE = {
 }
 
 
-def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
-    try:
-        call_command("runscenarios", *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
-
-
 def test_the_reference_pipecat_bot_gets_the_in_process_verdicts_the_wire_can_carry(
     pipecat_bot: Callable[[], str],
     capsys: pytest.CaptureFixture[str],
     fast_clock: object,
     tmp_path: Path,
 ) -> None:
-    in_process, _ = _verdicts(capsys)
+    in_process, _ = scenario_verdicts(capsys)
     url = pipecat_bot()
-    through, reasons = _verdicts(capsys, "--agent", f"pipecat:{url}", "--out", str(tmp_path))
+    through, reasons = scenario_verdicts(
+        capsys, "--agent", f"pipecat:{url}", "--out", str(tmp_path)
+    )
     assert set(through) == set(all_contracts())
     apart = NOT_THROUGH_THE_WIRE["guarded"]
     same = set(through) - set(apart)
@@ -73,7 +66,7 @@ def test_the_reference_pipecat_bot_passes_as_is_what_the_wire_can_carry(
     pipecat_bot: Callable[[], str], capsys: pytest.CaptureFixture[str], fast_clock: object
 ) -> None:
     """As-is the bot is judged on its own (the lab's scripted agent has unguarded habits)."""
-    through, reasons = _verdicts(capsys, "--agent", f"pipecat:{pipecat_bot()}", "--as-is")
+    through, reasons = scenario_verdicts(capsys, "--agent", f"pipecat:{pipecat_bot()}", "--as-is")
     apart = NOT_THROUGH_THE_WIRE["as-is"]
     assert {through[name] for name in set(all_contracts()) - set(apart)} == {"PASS"}, reasons
     _assert_apart(through, reasons, apart)
@@ -97,7 +90,7 @@ def test_on_voice_runs_in_text_mode_the_lab_hears_the_caller_and_voices_the_bot(
     speaks the bot's replies, so barge-in works."""
     monkeypatch.setenv("LAB_PIPECAT_MODE", "text")
     scenarios = ("--scenario", "correction", "--scenario", "interruption")
-    through, reasons = _verdicts(
+    through, reasons = scenario_verdicts(
         capsys, "--agent", f"pipecat:{pipecat_bot()}", "--channel", "voice", *scenarios
     )
     assert through == {"correction": "PASS", "interruption": "PASS"}, reasons

@@ -16,6 +16,7 @@ from django.core.management import call_command
 
 from lab.scenarios.catalog import SCENARIO_DIRS_ENV
 from tests.conftest import ROOT
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,13 +70,7 @@ def _run(
     """Each template's verdict from runscenarios' stdout, and its stderr (the reasons)."""
     chosen = [part for name in TEMPLATES for part in ("--scenario", name)]
     arguments = ["--agent", f"openai:{url}", "--tools", TOOLS, "--scenarios", str(scenarios)]
-    try:
-        call_command("runscenarios", *arguments, *chosen, *MODES[mode])
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
+    return scenario_verdicts(capsys, *arguments, *chosen, *MODES[mode])
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))

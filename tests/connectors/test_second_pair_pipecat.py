@@ -20,6 +20,7 @@ from django.core.management import call_command
 from lab.scenarios.catalog import SCENARIO_DIRS_ENV
 from tests.conftest import ROOT
 from tests.connectors.conftest import needs_pipecat
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
@@ -66,13 +67,7 @@ def _run(
 ) -> tuple[dict[str, str], str]:
     chosen = [part for name in names for part in ("--scenario", name)]
     arguments = ["--agent", f"pipecat:{url}", "--tools", TOOLS, "--scenarios", str(scenarios)]
-    try:
-        call_command("runscenarios", *arguments, *chosen, *MODES[mode])
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
+    return scenario_verdicts(capsys, *arguments, *chosen, *MODES[mode])
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))

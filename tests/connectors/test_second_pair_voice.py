@@ -13,6 +13,7 @@ from django.core.management import call_command
 
 from lab.scenarios.catalog import SCENARIO_DIRS_ENV
 from tests.conftest import ROOT
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
@@ -30,15 +31,8 @@ def templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _verdicts(
     capsys: pytest.CaptureFixture[str], url: str, templates: Path, *args: str
 ) -> tuple[dict[str, str], str]:
-    capsys.readouterr()
     agent = ("--agent", f"openai:{url}", "--tools", TOOLS, "--scenarios", str(templates))
-    try:
-        call_command("runscenarios", "--channel", "voice", *agent, *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
+    return scenario_verdicts(capsys, "--channel", "voice", *agent, *args)
 
 
 def test_the_salon_passes_a_spoken_correction_and_barge_in(

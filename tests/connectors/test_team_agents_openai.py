@@ -10,9 +10,9 @@ import re
 from collections.abc import Callable
 
 import pytest
-from django.core.management import call_command
 
 from tests.conftest import ROOT
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,20 +52,11 @@ EXPOSED: dict[str, dict[str, dict[str, str]]] = {
 MODES = {"guarded": (), "as-is": ("--as-is",)}
 
 
-def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
-    """Each scenario's verdict from runscenarios' stdout, and its stderr (the reasons)."""
-    try:
-        call_command("runscenarios", *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
-
-
 def _run(capsys: pytest.CaptureFixture[str], url: str, mode: str) -> tuple[dict[str, str], str]:
     scenarios = [part for name in BOOKING for part in ("--scenario", name)]
-    return _verdicts(capsys, "--agent", f"openai:{url}", "--tools", TOOLS, *scenarios, *MODES[mode])
+    return scenario_verdicts(
+        capsys, "--agent", f"openai:{url}", "--tools", TOOLS, *scenarios, *MODES[mode]
+    )
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))

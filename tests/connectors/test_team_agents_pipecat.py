@@ -15,10 +15,10 @@ import re
 from collections.abc import Callable
 
 import pytest
-from django.core.management import call_command
 
 from tests.conftest import ROOT
 from tests.connectors.conftest import needs_pipecat
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
@@ -36,19 +36,9 @@ EXPOSED = {
 MODES = {"guarded": (), "as-is": ("--as-is",)}
 
 
-def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
-    try:
-        call_command("runscenarios", *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
-
-
 def _run(capsys: pytest.CaptureFixture[str], url: str, mode: str) -> tuple[dict[str, str], str]:
     scenarios = [part for name in BOOKING for part in ("--scenario", name)]
-    return _verdicts(
+    return scenario_verdicts(
         capsys, "--agent", f"pipecat:{url}", "--tools", TOOLS, *scenarios, *MODES[mode]
     )
 
@@ -67,7 +57,7 @@ def test_the_clinic_bots_habits_fail_the_scenario_that_exposes_them(
     clinic_bot: Start, capsys: pytest.CaptureFixture[str], fast_clock: object, habit: str, mode: str
 ) -> None:
     scenario, assertion = next(iter(EXPOSED[habit].items()))
-    verdicts, reasons = _verdicts(
+    verdicts, reasons = scenario_verdicts(
         capsys,
         *("--agent", f"pipecat:{clinic_bot(habit)}", "--tools", TOOLS, "--scenario", scenario),
         *MODES[mode],
@@ -81,7 +71,9 @@ def test_the_clinic_bots_repeated_booking_refused_by_its_own_diary_executes_once
 ) -> None:
     url = clinic_bot("double")
     scenario = ("--scenario", "double_confirmation", "--as-is")
-    verdicts, reasons = _verdicts(capsys, "--agent", f"pipecat:{url}", "--tools", TOOLS, *scenario)
+    verdicts, reasons = scenario_verdicts(
+        capsys, "--agent", f"pipecat:{url}", "--tools", TOOLS, *scenario
+    )
     assert verdicts == {"double_confirmation": "PASS"}, reasons
 
 
@@ -92,7 +84,7 @@ def test_on_voice_runs_the_lab_hears_the_caller_and_voices_the_clinic_bot(
     """The bot neither hears nor speaks (text mode): the lab's VAD and ASR hear the scripted
     caller and its TTS voices the bot's replies."""
     monkeypatch.setenv("LAB_PIPECAT_MODE", "text")
-    verdicts, reasons = _verdicts(
+    verdicts, reasons = scenario_verdicts(
         capsys,
         *("--agent", f"pipecat:{clinic_bot('correct')}", "--tools", TOOLS, "--channel", "voice"),
         *("--scenario", "correction", "--scenario", "double_confirmation"),

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from django.core.management import call_command
 
 from tests.conftest import ROOT
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
@@ -19,13 +19,7 @@ TOOLS = str(ROOT / "agents" / "trattoria" / "tools.json")
 
 
 def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
-    try:
-        call_command("runscenarios", "--channel", "voice", "--tools", TOOLS, *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
+    return scenario_verdicts(capsys, "--channel", "voice", "--tools", TOOLS, *args)
 
 
 def test_the_trattoria_passes_a_spoken_correction_and_barge_in(

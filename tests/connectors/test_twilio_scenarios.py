@@ -29,6 +29,7 @@ from tests.connectors.conftest import (
     start_reference_server,
     stop,
 )
+from tests.connectors.verdicts import scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
@@ -93,16 +94,6 @@ def phone_bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[PhoneBot]:
         stop(process)
 
 
-def _verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict[str, str], str]:
-    try:
-        call_command("runscenarios", *args)
-    except SystemExit as exit_info:
-        assert exit_info.code == 1
-    captured = capsys.readouterr()
-    found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
-    return found, captured.err
-
-
 def _over_the_phone(url: str, port: int, *scenarios: str) -> list[str]:
     named = [arg for scenario in scenarios for arg in ("--scenario", scenario)]
     return ["--agent", f"twilio:{url}", "--sandbox-port", str(port), *named]
@@ -112,7 +103,7 @@ def test_the_correct_bot_passes_over_the_phone(
     phone_bot: PhoneBot, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     url, port = phone_bot()
-    found, reasons = _verdicts(capsys, *_over_the_phone(url, port, *SCENARIOS))
+    found, reasons = scenario_verdicts(capsys, *_over_the_phone(url, port, *SCENARIOS))
     assert found == dict.fromkeys(SCENARIOS, "PASS"), reasons
 
 
@@ -136,7 +127,7 @@ def test_each_habit_fails_the_scenario_that_exposes_it_over_the_phone(
 ) -> None:
     scenario, assertion = HABITS[habit]
     url, port = phone_bot(habit)
-    found, reasons = _verdicts(capsys, *_over_the_phone(url, port, scenario), "--as-is")
+    found, reasons = scenario_verdicts(capsys, *_over_the_phone(url, port, scenario), "--as-is")
     assert found == {scenario: "FAIL"}, reasons
     assert assertion in reasons
 
@@ -145,7 +136,7 @@ def test_a_bot_whose_tools_are_not_at_the_lab_is_inconclusive_and_says_so(
     phone_bot: PhoneBot, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url, port = phone_bot(tools_at_lab=False)
-    found, reasons = _verdicts(capsys, *_over_the_phone(url, port, "correction"))
+    found, reasons = scenario_verdicts(capsys, *_over_the_phone(url, port, "correction"))
     assert found == {"correction": "INCONCLUSIVE"}, reasons
     assert "actions not observed" in reasons
 
