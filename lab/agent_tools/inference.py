@@ -2,8 +2,9 @@
 
 A tool named `book_*`, `reserve_*`, `create_*`, `cancel_*`, `refund_*`, `pay_*` writes; one named
 `find_*`, `search_*`, `check_*`, `get_*`, `list_*`, `look_up_*` reads. An argument's role comes
-from its name or its JSON Schema format; on a write, an id argument names an option a lookup
-listed. The file overrides every guess, and every guess is listed so a team can check it.
+from its name or its JSON Schema format; on a write, an id argument (`id`, `*_id`, `*_ref`,
+`ref`, `code`) names an option a lookup listed. The file overrides every guess, and every guess
+is listed so a team can check it.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ _SHOWN: dict[Action, tuple[tuple[frozenset[Role], tuple[str, Role]], ...]] = {
         (frozenset({Role.AMOUNT_CENTS, Role.AMOUNT}), ("refundable_cents", Role.AMOUNT_CENTS)),
     ),
 }
+# An id by its name: on a write it names a listed option; in a result it identifies one.
+ID_NAME = re.compile(r"^(?:id|ref|code)$|_(?:id|ref)$")
 _FORMATS = {"date": Role.DAY, "date-time": Role.DATETIME, "time": Role.TIME}
 
 
@@ -56,6 +59,7 @@ class ToolMeaning:
     action: Action
     args: dict[str, Role]
     results: Results | None
+    results_given: bool  # False: served under `options`, read from its own results by value
     day_format: str
     time_format: str
     inferred: tuple[str, ...]
@@ -91,6 +95,7 @@ def _resolve(tool: Function, given: Meaning) -> ToolMeaning:
         action=action,
         args=args,
         results=given.results,
+        results_given=given.results is not None,
         day_format=given.day_format,
         time_format=given.time_format,
         inferred=tuple(inferred),
@@ -121,7 +126,10 @@ def _with_results(meaning: ToolMeaning, meanings: dict[str, ToolMeaning]) -> Too
         identifier = "id"
         fields["id"] = Role.OPTION_ID
     results = Results(options="options", id=identifier, fields=fields)
-    note = f"results under 'options', each named by {identifier!r}"
+    note = (
+        f"results served under 'options', each named by {identifier!r}; "
+        "an agent's own results read where they list objects with an id"
+    )
     return ToolMeaning(
         **{**meaning.__dict__, "results": results, "inferred": (*meaning.inferred, note)}
     )
@@ -148,7 +156,7 @@ def role_of(argument: str, schema: object, kind: Kind) -> Role:
     for pattern, role in _ROLES:
         if pattern.search(lowered):
             return role
-    if kind is Kind.COMMIT and (lowered == "id" or lowered.endswith("_id")):
+    if kind is Kind.COMMIT and ID_NAME.search(lowered):
         return Role.OPTION_ID
     return Role.CONTEXT
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lab.agent_tools.inference import ToolMeaning, resolve, role_of
-from lab.agent_tools.schema import Kind, Role, ToolsFile
+from lab.agent_tools.observed import results_of
+from lab.agent_tools.schema import Kind, Results, Role, ToolsFile
 from lab.agent_tools.values import (
     read_cents,
     read_datetime,
@@ -174,22 +175,42 @@ class Toolset:
 
     def read_options(self, name: str, result: Any) -> list[Args] | None:
         """The options an agent's own lookup returned, in the lab's terms (its ids kept); None
-        when the result lists none the lab can read."""
+        when the result lists none the lab can read. Raises AmbiguousResult (fail closed)."""
         meaning = self.meanings.get(name)
         if meaning is None or meaning.kind is not Kind.LOOKUP:
             return None
-        path = meaning.results.options if meaning.results else ""
-        items = _at(result, path) if path else None
+        inferred = self.results_read(name, result)
+        results = inferred or meaning.results
+        items: Any = None
+        if results and results.options:
+            items = _at(result, results.options)
+        elif inferred:
+            items = result  # the result itself is the list
         if not isinstance(items, list):
             items = _first_list(result)
         if items is None:
             return None
-        fields = dict(meaning.results.fields) if meaning.results else {}
-        if meaning.results and meaning.results.id:
+        fields = dict(results.fields) if results else {}
+        if results and results.id:
             # The field the file names as the id identifies an option, whatever it is called.
-            fields.setdefault(meaning.results.id, _ID_ROLE[meaning.action])
+            fields.setdefault(results.id, _ID_ROLE[meaning.action])
         options = [self._option_in(meaning, item, fields) for item in items[:_MAX_OPTIONS]]
         return [option for option in options if option is not None]
+
+    def results_read(self, name: str, result: Any) -> Results | None:
+        """Where a lookup the file gave no `results` lists its options in this result of its
+        own, inferred from the result; None when the file says or no list has an id field."""
+        meaning = self.meanings.get(name)
+        if meaning is None or meaning.kind is not Kind.LOOKUP or meaning.results_given:
+            return None
+        ids = {
+            argument
+            for other in self.meanings.values()
+            if other.kind is Kind.COMMIT and other.action is meaning.action
+            for argument, role in other.args.items()
+            if role is _ID_ROLE[meaning.action]
+        }
+        return results_of(result, ids)
 
     def _option_in(
         self, meaning: ToolMeaning, item: Any, fields: Mapping[str, Role]

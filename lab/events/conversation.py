@@ -181,7 +181,8 @@ class InputRejected(PayloadModel):
 
 
 # ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only);
-# unobserved: a deployed bot whose tools never reached the lab (lab/runs/unobserved.py).
+# unobserved: a deployed bot whose tools never reached the lab (lab/runs/unobserved.py);
+# unread: its own result could be read more than one way (two lists that could be the options).
 AgentFaultKind = Literal[
     "timeout",
     "http_error",
@@ -191,6 +192,7 @@ AgentFaultKind = Literal[
     "oversize",
     "truncated",
     "unobserved",
+    "unread",
 ]
 
 

@@ -40,7 +40,7 @@ from lab.scenarios.catalog import (
 )
 from lab.scenarios.contracts import Contract
 from lab.tools.adapters import ADAPTERS
-from lab.web.management.agent_tools import toolset_from
+from lab.web.management.agent_tools import results_read, toolset_from
 from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
 from lab.web.management.headless import free_lines, play_free, play_headless
@@ -319,6 +319,8 @@ class Command(BaseCommand):
             trial=trial,
         )
         asyncio.run(_served(start.sandbox_port, run, lines))
+        for line in results_read(store.run_events(run)):
+            self.stderr.write(f"  inferred in {contract.id}: {line}")
         return run
 
     def _once(
