@@ -51,6 +51,7 @@ EXPOSED = {
         "uncovered_question": "booked_on_yes",
         "time_repeated": "commit_confirmed",
         "correction_after_booking": "commit_confirmed",
+        "tool_timeout": "commit_confirmed",
     },
     # Books a slot it made up, unread and unconfirmed; the sandbox rejects it, and it fails.
     "book-invented": {"tool_timeout": "nothing_invented"},
