@@ -50,7 +50,8 @@ class Toolset:
 
     def __init__(self, file: ToolsFile, week: Week | None) -> None:
         self.file = file
-        self.week = week
+        # The file's own `today` sets the week its days are read against; else the lab's.
+        self.week = file.week() or week
         self.meanings: dict[str, ToolMeaning] = resolve(file)
         self.digest = digest(file.model_dump(mode="json"))
 

@@ -23,6 +23,14 @@ def toolset_from(path: Path) -> Toolset:
         raise CommandError(f"--tools: {error}") from None
 
 
+def today_line(toolset: Toolset) -> str | None:
+    """What the file's own `today` sets, for checktools and runscenarios to print."""
+    week = toolset.week
+    if toolset.file.today is None or week is None:
+        return None
+    return f"today {toolset.file.today}: its days are read in the week of {week.span()}"
+
+
 def results_read(events: list[Event]) -> list[str]:
     """Where each lookup's own results were read from, once per reading, as inferred in the run
     (a tools file with no `results` for it)."""

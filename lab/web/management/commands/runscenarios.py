@@ -40,7 +40,7 @@ from lab.scenarios.catalog import (
 )
 from lab.scenarios.contracts import Contract
 from lab.tools.adapters import ADAPTERS
-from lab.web.management.agent_tools import results_read, toolset_from
+from lab.web.management.agent_tools import results_read, today_line, toolset_from
 from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
 from lab.web.management.headless import free_lines, play_free, play_headless
@@ -434,6 +434,8 @@ def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> Agent
         raise CommandError("--tools describes an outside agent's own tools; give --agent too")
     toolset = toolset_from(path)
     err.write(f"tools file {path} (sha256 {toolset.digest[:12]}…), read as:")
+    if today := today_line(toolset):
+        err.write(f"  {today}")
     for line in describe(toolset.meanings):
         err.write(f"  {line}")
     return replace(spec, toolset=toolset)
