@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from lab.agent_tools.schema import Function, Kind, Meaning, Results, Role, ToolsFile
+from lab.events.actions import SHAPES, Shape, ShapeName, shape_of
 from lab.events.types import Action
 
 _WRITES = re.compile(
@@ -35,12 +36,12 @@ _ROLES: tuple[tuple[re.Pattern[str], Role], ...] = (
 )
 # What a listed option shows whatever the arguments say (what a readback names): any of these
 # roles, else a field of this name and role.
-_SHOWN: dict[Action, tuple[tuple[frozenset[Role], tuple[str, Role]], ...]] = {
-    Action.BOOK: (
+_SHOWN: dict[ShapeName, tuple[tuple[frozenset[Role], tuple[str, Role]], ...]] = {
+    "slot": (
         (frozenset({Role.DAY, Role.DATETIME}), ("day", Role.DAY)),
         (frozenset({Role.TIME, Role.DATETIME}), ("time", Role.TIME)),
     ),
-    Action.REFUND: (
+    "amount": (
         (frozenset({Role.ORDER}), ("order_number", Role.ORDER)),
         (frozenset({Role.AMOUNT_CENTS, Role.AMOUNT}), ("refundable_cents", Role.AMOUNT_CENTS)),
     ),
@@ -70,7 +71,11 @@ def resolve(file: ToolsFile) -> dict[str, ToolMeaning]:
     meanings = {
         tool.name: _resolve(tool, file.meanings.get(tool.name, Meaning())) for tool in file.tools
     }
-    return {name: _with_results(meaning, meanings) for name, meaning in meanings.items()}
+    shapes = {Action(name): SHAPES[shape] for name, shape in file.actions.items()}
+    return {
+        name: _with_results(meaning, meanings, shape_of(meaning.action, shapes))
+        for name, meaning in meanings.items()
+    }
 
 
 def _resolve(tool: Function, given: Meaning) -> ToolMeaning:
@@ -102,7 +107,9 @@ def _resolve(tool: Function, given: Meaning) -> ToolMeaning:
     )
 
 
-def _with_results(meaning: ToolMeaning, meanings: dict[str, ToolMeaning]) -> ToolMeaning:
+def _with_results(
+    meaning: ToolMeaning, meanings: dict[str, ToolMeaning], shape: Shape
+) -> ToolMeaning:
     """A lookup with no `results` lists its options under `options`, each named as the action's
     write names them (its id argument, its day and time arguments)."""
     if meaning.kind is not Kind.LOOKUP or meaning.results is not None:
@@ -116,11 +123,11 @@ def _with_results(meaning: ToolMeaning, meanings: dict[str, ToolMeaning]) -> Too
     for argument, role in meaning.args.items():
         if role in (Role.DAY, Role.TIME, Role.ORDER):
             fields.setdefault(argument, role)
-    for shown, (default, role) in _SHOWN[meaning.action]:
+    for shown, (default, role) in _SHOWN[shape.name]:
         if not shown.intersection(fields.values()):
             fields[default] = role
     # An order is its own id; a slot or a table has one of its own.
-    ids = (Role.OPTION_ID, Role.ORDER) if meaning.action is Action.REFUND else (Role.OPTION_ID,)
+    ids = (Role.OPTION_ID,) if shape.listed_by_id else (Role.OPTION_ID, Role.ORDER)
     identifier = next((name for name, role in fields.items() if role in ids), None)
     if identifier is None:
         identifier = "id"

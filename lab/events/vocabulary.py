@@ -5,6 +5,7 @@ Pure: no Django, no I/O.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
@@ -16,6 +17,7 @@ from pydantic import (
 )
 
 Args = dict[str, str | int]
+_ACTION_NAME = re.compile(r"[a-z][a-z_]{1,31}")
 
 
 class Mode(StrEnum):
@@ -29,8 +31,19 @@ class Channel(StrEnum):
 
 
 class Action(StrEnum):
+    """A material action: the lab's own two, or any other a tools file declares (lower-case
+    letters and _, e.g. cancel), made a member on first use so `is` compares as for these."""
+
     BOOK = "book"
     REFUND = "refund"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Action | None:
+        if not isinstance(value, str) or not _ACTION_NAME.fullmatch(value):
+            return None
+        member = str.__new__(cls, value)
+        member._name_, member._value_ = value.upper(), value
+        return cls._value2member_map_.setdefault(value, member)  # type: ignore[return-value]
 
 
 class Operation(StrEnum):

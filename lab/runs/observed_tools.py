@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from lab.agent_tools.observed import AmbiguousResult
-from lab.agent_tools.toolset import OPTION_KEY, LabCall, Toolset
+from lab.agent_tools.toolset import LabCall, Toolset
 from lab.connectors.interface import ToolCall, ToolResult
 from lab.events.chain import digest
 from lab.events.types import (
@@ -100,7 +100,7 @@ class ObservedCalls:
             )
             return ToolResult(call.call_id, "failed", {"error": reason}, reason)
         for option in options:
-            self.known[str(option[OPTION_KEY[read.action]])] = option
+            self.known[str(option[self.toolset.shape(read.action).key])] = option
         read_as = {"tool": call.name, **results.model_dump(mode="json")} if results else None
         await self.record(
             LookupSucceeded(attempt_id=attempt_id, options=options, results_read=read_as)
