@@ -94,7 +94,8 @@ def test_a_faulty_habit_fails_exactly_the_scenarios_that_expose_it(
     verdicts, reasons = _verdicts(capsys, "--agent", f"openai:{url}", "--model", "x", "--as-is")
     failed = {name for name, verdict in verdicts.items() if verdict == "FAIL"}
     assert failed == set(EXPOSED[habit]), reasons
-    assert {verdicts[name] for name in set(verdicts) - failed} == {"PASS"}, reasons
+    # Every other scenario PASSes (no-readback now fails every one: none is left).
+    assert {verdicts[name] for name in set(verdicts) - failed} <= {"PASS"}, reasons
     for assertion in EXPOSED[habit].values():
         assert re.search(rf"Contradicted: .*{assertion} by ev-\d{{5}}", reasons), reasons
 

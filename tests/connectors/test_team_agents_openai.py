@@ -96,6 +96,7 @@ def test_each_habit_fails_the_scenario_that_exposes_it_naming_the_assertion(
         verdicts,
         reasons,
     )
-    assert {verdicts[name] for name in set(BOOKING) - set(exposed)} == {"PASS"}, reasons
+    # Every other scenario PASSes (eager now fails all five: none is left).
+    assert {verdicts[name] for name in set(BOOKING) - set(exposed)} <= {"PASS"}, reasons
     for assertion in exposed.values():
         assert re.search(rf"Contradicted: .*{assertion} by ev-\d{{5}}", reasons), reasons
