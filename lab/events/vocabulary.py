@@ -12,9 +12,12 @@ from typing import Any, ClassVar, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
+    GetJsonSchemaHandler,
     SerializerFunctionWrapHandler,
     model_serializer,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 Args = dict[str, str | int]
 _ACTION_NAME = re.compile(r"[a-z][a-z_]{1,31}")
@@ -36,6 +39,18 @@ class Action(StrEnum):
 
     BOOK = "book"
     REFUND = "refund"
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The published schema says what the validator takes: any such name, not only two."""
+        return {
+            "title": "Action",
+            "description": "book, refund, or an action a tools file declares (e.g. cancel)",
+            "type": "string",
+            "pattern": f"^{_ACTION_NAME.pattern}$",
+        }
 
     @classmethod
     def _missing_(cls, value: object) -> Action | None:

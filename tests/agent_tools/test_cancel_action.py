@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 
@@ -168,3 +169,9 @@ def test_a_cancellation_with_no_readback_fails_naming_the_confirmation() -> None
 def test_an_undeclared_or_misdeclared_action_is_refused_clearly(change: dict, error: str) -> None:
     with pytest.raises(ToolsFileError, match=error):
         parse_tools_file(json.dumps({**TOOLS, **change}))
+
+
+def test_the_published_report_schema_takes_a_declared_action() -> None:
+    schema = json.loads((ROOT / "docs" / "report-schema.json").read_text())["$defs"]["Action"]
+    assert re.fullmatch(schema["pattern"], "cancel")
+    assert not re.fullmatch(schema["pattern"], "Cancel it!")
