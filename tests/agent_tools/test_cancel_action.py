@@ -4,6 +4,7 @@ in its terms: read, refereed and judged by the machinery that judges book and re
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import re
 
@@ -12,6 +13,7 @@ import pytest
 from lab.agent_tools.loading import ToolsFileError, parse_tools_file
 from lab.agent_tools.toolset import Toolset
 from lab.connectors.interface import ToolCall
+from lab.connectors.registry import AgentSpec
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import AssertionState, Verdict
 from lab.events.chain import digest
@@ -26,8 +28,11 @@ from lab.policy.gate import GateState
 from lab.referee.referee import Referee
 from lab.runs.counters import RunCounters
 from lab.runs.observed_tools import ObservedCalls
-from lab.scenarios.catalog import contract_from_file
+from lab.scenarios.catalog import contract_from_file, contract_get
+from lab.scenarios.templates import FAMILIES, Templates, generate
 from lab.scripted.setup import calendar_week
+from lab.web.management.commands.maketemplates import TEMPLATES_FILE
+from lab.web.management.commands.runscenarios import Command
 from tests.agent_tools.test_toolset import _function
 from tests.conftest import ROOT
 from tests.evaluation.logs import LogBuilder
@@ -175,3 +180,19 @@ def test_the_published_report_schema_takes_a_declared_action() -> None:
     schema = json.loads((ROOT / "docs" / "report-schema.json").read_text())["$defs"]["Action"]
     assert re.fullmatch(schema["pattern"], "cancel")
     assert not re.fullmatch(schema["pattern"], "Cancel it!")
+
+
+def test_the_templates_give_a_cancel_the_booking_families_in_its_own_action() -> None:
+    templates = Templates.model_validate_json(TEMPLATES_FILE.read_text())
+    contracts = generate(Call().toolset, templates)
+    assert [c.id for c in contracts] == [f"cancel_booking_{family}" for family in FAMILIES]
+    meant = {line.means.action for c in contracts for line in c.caller if line.means}
+    assert meant - {None} == {CANCEL}
+
+
+def test_a_cancel_scenario_is_applicable_to_a_cancel_agent_and_a_booking_one_is_not() -> None:
+    spec = AgentSpec(connector="pipecat", endpoint="ws://127.0.0.1:9/ws", toolset=Call().toolset)
+    command = Command(stdout=io.StringIO(), stderr=io.StringIO())
+    kept = command._applicable([SCENARIO, contract_get("correction")], spec)
+    assert [c.id for c in kept] == ["cancel_booking"]
+    assert "correction: the agent's tools offer no book action" in command.stderr.getvalue()

@@ -288,12 +288,13 @@ class Command(BaseCommand):
         offered = agent.toolset.actions
         kept = []
         for contract in contracts:
-            lacking = sorted(
-                str(ADAPTERS[name].action)
-                for name in contract.tools
-                if ADAPTERS[name].action not in offered
-            )
-            if lacking and len(lacking) == len(contract.tools):
+            # What its lines mean to do (a cancel), else what its sandbox tools do.
+            meant = {
+                line.means.action for line in contract.caller if line.means and line.means.action
+            }
+            wanted = meant or {ADAPTERS[name].action for name in contract.tools}
+            lacking = sorted(str(action) for action in wanted if action not in offered)
+            if lacking and len(lacking) == len(wanted):
                 self.stdout.write(f"{contract.id} NOT_APPLICABLE")
                 self.stderr.write(
                     f"  {contract.id}: the agent's tools offer no {' or '.join(lacking)} action"
