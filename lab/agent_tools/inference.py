@@ -2,8 +2,9 @@
 
 A tool named `book_*`, `reserve_*`, `create_*`, `cancel_*`, `refund_*`, `pay_*` writes; one named
 `find_*`, `search_*`, `check_*`, `get_*`, `list_*`, `look_up_*` reads. An argument's role comes
-from its name or its JSON Schema format; on a write, an id argument names an option a lookup
-listed. The file overrides every guess, and every guess is listed so a team can check it.
+from its name or its JSON Schema format; on a write, an id argument (`id`, `*_id`, `*_ref`,
+`ref`, `code`) names an option a lookup listed. The file overrides every guess, and every guess
+is listed so a team can check it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from lab.agent_tools.schema import Function, Kind, Meaning, Results, Role, ToolsFile
+from lab.events.actions import SHAPES, Shape, ShapeName, shape_of
 from lab.events.types import Action
 
 _WRITES = re.compile(
@@ -34,16 +36,18 @@ _ROLES: tuple[tuple[re.Pattern[str], Role], ...] = (
 )
 # What a listed option shows whatever the arguments say (what a readback names): any of these
 # roles, else a field of this name and role.
-_SHOWN: dict[Action, tuple[tuple[frozenset[Role], tuple[str, Role]], ...]] = {
-    Action.BOOK: (
+_SHOWN: dict[ShapeName, tuple[tuple[frozenset[Role], tuple[str, Role]], ...]] = {
+    "slot": (
         (frozenset({Role.DAY, Role.DATETIME}), ("day", Role.DAY)),
         (frozenset({Role.TIME, Role.DATETIME}), ("time", Role.TIME)),
     ),
-    Action.REFUND: (
+    "amount": (
         (frozenset({Role.ORDER}), ("order_number", Role.ORDER)),
         (frozenset({Role.AMOUNT_CENTS, Role.AMOUNT}), ("refundable_cents", Role.AMOUNT_CENTS)),
     ),
 }
+# An id by its name: on a write it names a listed option; in a result it identifies one.
+ID_NAME = re.compile(r"^(?:id|ref|code)$|_(?:id|ref)$")
 _FORMATS = {"date": Role.DAY, "date-time": Role.DATETIME, "time": Role.TIME}
 
 
@@ -56,6 +60,7 @@ class ToolMeaning:
     action: Action
     args: dict[str, Role]
     results: Results | None
+    results_given: bool  # False: served under `options`, read from its own results by value
     day_format: str
     time_format: str
     inferred: tuple[str, ...]
@@ -66,7 +71,11 @@ def resolve(file: ToolsFile) -> dict[str, ToolMeaning]:
     meanings = {
         tool.name: _resolve(tool, file.meanings.get(tool.name, Meaning())) for tool in file.tools
     }
-    return {name: _with_results(meaning, meanings) for name, meaning in meanings.items()}
+    shapes = {Action(name): SHAPES[shape] for name, shape in file.actions.items()}
+    return {
+        name: _with_results(meaning, meanings, shape_of(meaning.action, shapes))
+        for name, meaning in meanings.items()
+    }
 
 
 def _resolve(tool: Function, given: Meaning) -> ToolMeaning:
@@ -91,13 +100,16 @@ def _resolve(tool: Function, given: Meaning) -> ToolMeaning:
         action=action,
         args=args,
         results=given.results,
+        results_given=given.results is not None,
         day_format=given.day_format,
         time_format=given.time_format,
         inferred=tuple(inferred),
     )
 
 
-def _with_results(meaning: ToolMeaning, meanings: dict[str, ToolMeaning]) -> ToolMeaning:
+def _with_results(
+    meaning: ToolMeaning, meanings: dict[str, ToolMeaning], shape: Shape
+) -> ToolMeaning:
     """A lookup with no `results` lists its options under `options`, each named as the action's
     write names them (its id argument, its day and time arguments)."""
     if meaning.kind is not Kind.LOOKUP or meaning.results is not None:
@@ -111,17 +123,20 @@ def _with_results(meaning: ToolMeaning, meanings: dict[str, ToolMeaning]) -> Too
     for argument, role in meaning.args.items():
         if role in (Role.DAY, Role.TIME, Role.ORDER):
             fields.setdefault(argument, role)
-    for shown, (default, role) in _SHOWN[meaning.action]:
+    for shown, (default, role) in _SHOWN[shape.name]:
         if not shown.intersection(fields.values()):
             fields[default] = role
     # An order is its own id; a slot or a table has one of its own.
-    ids = (Role.OPTION_ID, Role.ORDER) if meaning.action is Action.REFUND else (Role.OPTION_ID,)
+    ids = (Role.OPTION_ID,) if shape.listed_by_id else (Role.OPTION_ID, Role.ORDER)
     identifier = next((name for name, role in fields.items() if role in ids), None)
     if identifier is None:
         identifier = "id"
         fields["id"] = Role.OPTION_ID
     results = Results(options="options", id=identifier, fields=fields)
-    note = f"results under 'options', each named by {identifier!r}"
+    note = (
+        f"results served under 'options', each named by {identifier!r}; "
+        "an agent's own results read where they list objects with an id"
+    )
     return ToolMeaning(
         **{**meaning.__dict__, "results": results, "inferred": (*meaning.inferred, note)}
     )
@@ -148,7 +163,7 @@ def role_of(argument: str, schema: object, kind: Kind) -> Role:
     for pattern, role in _ROLES:
         if pattern.search(lowered):
             return role
-    if kind is Kind.COMMIT and (lowered == "id" or lowered.endswith("_id")):
+    if kind is Kind.COMMIT and ID_NAME.search(lowered):
         return Role.OPTION_ID
     return Role.CONTEXT
 

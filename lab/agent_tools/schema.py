@@ -9,14 +9,19 @@ the options. What is left out is inferred (lab/agent_tools/inference.py) and pri
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from lab.events.actions import ShapeName
 from lab.events.types import Action
+from lab.language.days import Week
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ACTION = re.compile(r"^[a-z][a-z_]{1,31}$")
 _PATH = re.compile(r"^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$")
 
 
@@ -94,6 +99,12 @@ class ToolsFile(_Strict):
 
     format: Literal["lab-tools/1"] = "lab-tools/1"
     business: str = ""
+    # The day the business's own days are relative to (ISO date); None: the lab calendar's.
+    today: str | None = None
+    # Material actions beyond the lab's book and refund (cancel, reschedule, pay), each in the
+    # shape of one of them: "slot" (an option listed by id, read back by day and time) or
+    # "amount" (an order's number, read back by an amount it caps).
+    actions: dict[str, ShapeName] = Field(default_factory=dict, max_length=8)
     tools: list[Function] = Field(min_length=1, max_length=64)
     meanings: dict[str, Meaning] = Field(default_factory=dict)
 
@@ -106,13 +117,49 @@ class ToolsFile(_Strict):
             data = {**data, "tools": [_function(entry) for entry in data["tools"]]}
         return data
 
+    @field_validator("today")
+    @classmethod
+    def _iso_date(cls, today: str | None) -> str | None:
+        if today is None:
+            return None
+        try:
+            return date.fromisoformat(today if _ISO_DAY.match(today) else "").isoformat()
+        except ValueError:
+            raise ValueError(f"{today!r} is not an ISO date such as 2025-03-09") from None
+
+    def week(self) -> Week | None:
+        """The bookable week its `today` sets: Monday to Sunday around the next weekday after
+        it (a Sunday's is the week after; a Wednesday's its own); None without one."""
+        if self.today is None:
+            return None
+        today = date.fromisoformat(self.today)
+        following = today + timedelta(days=1)
+        while following.weekday() > 4:
+            following += timedelta(days=1)
+        return Week(start=following - timedelta(days=following.weekday()), today=today)
+
     @model_validator(mode="after")
     def _consistent(self) -> ToolsFile:
         names = [tool.name for tool in self.tools]
         twice = sorted({name for name in names if names.count(name) > 1})
         if twice:
             raise ValueError(f"tools: {', '.join(twice)} defined more than once")
+        for action in self.actions:
+            if action in ("book", "refund") or not _ACTION.match(action):
+                raise ValueError(
+                    f"actions.{action}: an action beyond book and refund, named in lower-case "
+                    "letters and _ (e.g. cancel)"
+                )
         for name, meaning in self.meanings.items():
+            if meaning.action is not None and meaning.action not in (
+                Action.BOOK,
+                Action.REFUND,
+                *self.actions,
+            ):
+                raise ValueError(
+                    f"meanings.{name}.action: '{meaning.action}' is not book or refund; declare "
+                    f'it under actions, e.g. "actions": {{"{meaning.action}": "slot"}}'
+                )
             if name not in names:
                 raise ValueError(f"meanings.{name}: no tool named {name!r} in tools")
             properties = next(t for t in self.tools if t.name == name).properties()

@@ -13,19 +13,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lab.agent_tools.inference import ToolMeaning, resolve, role_of
-from lab.agent_tools.schema import Kind, Role, ToolsFile
+from lab.agent_tools.observed import results_of
+from lab.agent_tools.schema import Kind, Results, Role, ToolsFile
 from lab.agent_tools.values import (
     read_cents,
     read_datetime,
     write_day,
     write_time,
 )
+from lab.events.actions import SHAPES, Shape, ShapeName, shape_of
 from lab.events.chain import digest
 from lab.events.types import Action, Args, Operation
 from lab.language.days import Week
 
-# The key of the lab's own option args that identifies an option, per action.
-OPTION_KEY: dict[Action, str] = {Action.BOOK: "slot_id", Action.REFUND: "order_number"}
 _MAX_OPTIONS = 50
 
 
@@ -49,8 +49,13 @@ class Toolset:
 
     def __init__(self, file: ToolsFile, week: Week | None) -> None:
         self.file = file
-        self.week = week
+        # The file's own `today` sets the week its days are read against; else the lab's.
+        self.week = file.week() or week
         self.meanings: dict[str, ToolMeaning] = resolve(file)
+        # The actions the file declares beyond the lab's book and refund, and their shapes.
+        self.shapes: dict[Action, Shape] = {
+            Action(name): SHAPES[shape] for name, shape in file.actions.items()
+        }
         self.digest = digest(file.model_dump(mode="json"))
 
     @property
@@ -77,6 +82,10 @@ class Toolset:
             for name, m in self.meanings.items()
         }
 
+    def shape(self, action: Action) -> Shape:
+        """What the action's requests, options and readbacks carry."""
+        return shape_of(action, self.shapes)
+
     def read(self, name: str, arguments: Mapping[str, Any], known: Mapping[str, Args]) -> LabCall:
         """The call in the lab's terms; known: the options lookups listed so far, by their id."""
         meaning = self.meanings.get(name)
@@ -88,7 +97,8 @@ class Toolset:
         request, context = self._request(meaning, arguments)
         if meaning.kind is Kind.LOOKUP:
             return LabCall(name, Operation.LOOKUP, meaning.action, request, context)
-        return LabCall(name, Operation.COMMIT, meaning.action, _chosen(meaning, request, known))
+        chosen = _chosen(self.shape(meaning.action), request, known)
+        return LabCall(name, Operation.COMMIT, meaning.action, chosen)
 
     def _request(
         self, meaning: ToolMeaning, arguments: Mapping[str, Any]
@@ -150,14 +160,14 @@ class Toolset:
             if value is not None:
                 out[key] = value
         if meaning.results.id:
-            out.setdefault(meaning.results.id, option.get(OPTION_KEY[meaning.action]))
+            out.setdefault(meaning.results.id, option.get(self.shape(meaning.action).key))
         return out
 
     def _write(self, meaning: ToolMeaning, role: Role, option: Args) -> Any:
         day, time = str(option.get("day", "")), str(option.get("time", ""))
         match role:
             case Role.OPTION_ID:
-                return option.get(OPTION_KEY[meaning.action])
+                return option.get(self.shape(meaning.action).key)
             case Role.DAY if day:
                 return write_day(day, meaning.day_format, self.week)
             case Role.TIME if time:
@@ -174,51 +184,66 @@ class Toolset:
 
     def read_options(self, name: str, result: Any) -> list[Args] | None:
         """The options an agent's own lookup returned, in the lab's terms (its ids kept); None
-        when the result lists none the lab can read."""
+        when the result lists none the lab can read. Raises AmbiguousResult (fail closed)."""
         meaning = self.meanings.get(name)
         if meaning is None or meaning.kind is not Kind.LOOKUP:
             return None
-        path = meaning.results.options if meaning.results else ""
-        items = _at(result, path) if path else None
+        inferred = self.results_read(name, result)
+        results = inferred or meaning.results
+        items: Any = None
+        if results and results.options:
+            items = _at(result, results.options)
+        elif inferred:
+            items = result  # the result itself is the list
         if not isinstance(items, list):
             items = _first_list(result)
         if items is None:
             return None
-        fields = dict(meaning.results.fields) if meaning.results else {}
-        if meaning.results and meaning.results.id:
+        fields = dict(results.fields) if results else {}
+        if results and results.id:
             # The field the file names as the id identifies an option, whatever it is called.
-            fields.setdefault(meaning.results.id, _ID_ROLE[meaning.action])
+            fields.setdefault(results.id, _ID_ROLE[self.shape(meaning.action).name])
         options = [self._option_in(meaning, item, fields) for item in items[:_MAX_OPTIONS]]
         return [option for option in options if option is not None]
+
+    def results_read(self, name: str, result: Any) -> Results | None:
+        """Where a lookup the file gave no `results` lists its options in this result of its
+        own, inferred from the result; None when the file says or no list has an id field."""
+        meaning = self.meanings.get(name)
+        if meaning is None or meaning.kind is not Kind.LOOKUP or meaning.results_given:
+            return None
+        ids = {
+            argument
+            for other in self.meanings.values()
+            if other.kind is Kind.COMMIT and other.action is meaning.action
+            for argument, role in other.args.items()
+            if role is _ID_ROLE[self.shape(meaning.action).name]
+        }
+        return results_of(result, ids)
 
     def _option_in(
         self, meaning: ToolMeaning, item: Any, fields: Mapping[str, Role]
     ) -> Args | None:
         if not isinstance(item, dict):
             return None
+        shape = self.shape(meaning.action)
         roles = {key: fields.get(key) or _item_role(key) for key in item}
         read: Args = {}
         for key, role in roles.items():
             if role is Role.OPTION_ID:
-                read[OPTION_KEY[meaning.action]] = str(item[key])
+                read[shape.key] = str(item[key])
             elif role is not None:
                 read.update(self._value(role, item[key]))
         read.pop("option_id", None)
-        if meaning.action is Action.REFUND and "amount_cents" in read:
+        if shape.capped is not None and shape.capped in read:
             # An amount a lookup lists on an order is the most it can refund, as the lab's own
             # ledger lists it; the readback's amount is grounded against it.
-            read["max_amount_cents"] = read.pop("amount_cents")
-        needed = _NEEDED[meaning.action]
-        return read if all(key in read for key in needed) else None
+            read[f"max_{shape.capped}"] = read.pop(shape.capped)
+        return read if all(key in read for key in shape.needed) else None
 
 
 # The role of the field that names a listed option: a slot's own id; an order is its number.
-_ID_ROLE: dict[Action, Role] = {Action.BOOK: Role.OPTION_ID, Action.REFUND: Role.ORDER}
-# What a listed option must carry for the referee to match a readback to it.
-_NEEDED: dict[Action, tuple[str, ...]] = {
-    Action.BOOK: ("slot_id", "day", "time"),
-    Action.REFUND: ("order_number",),
-}
+_ID_ROLE: dict[ShapeName, Role] = {"slot": Role.OPTION_ID, "amount": Role.ORDER}
 _EXAMPLES = {
     Role.DAY: " (e.g. 'Tuesday' or '2025-03-11')",
     Role.TIME: " (e.g. '09:30', '9:30 AM')",
@@ -229,21 +254,21 @@ _EXAMPLES = {
 }
 
 
-def _chosen(meaning: ToolMeaning, request: Args, known: Mapping[str, Args]) -> Args:
+def _chosen(shape: Shape, request: Args, known: Mapping[str, Args]) -> Args:
     """A commit's args: the listed option its id (or its day and time) names, else what it said
     (an option no lookup listed is still an attempt, for the gate and the sandbox to refuse)."""
     option_id = request.pop("option_id", None)
-    if meaning.action is Action.REFUND:
+    if not shape.listed_by_id:
         return request
     if isinstance(option_id, str) and option_id in known:
         return dict(known[option_id])
     if option_id is None:
         for option in known.values():
-            if all(option.get(k) == request.get(k) for k in ("day", "time")) and request:
+            if all(option.get(k) == request.get(k) for k in shape.matched) and request:
                 return dict(option)
     chosen: Args = dict(request)
     if option_id is not None:
-        chosen["slot_id"] = option_id
+        chosen[shape.key] = option_id
     return chosen
 
 

@@ -1,14 +1,14 @@
 """Argument values as agents write them, read into the lab's terms and written back. Pure.
 
-Machine values, not speech: "Tuesday", "tue", "2025-03-11" are the calendar's tuesday; "9am",
-"9:30 PM", "0930", "21:00:00" and "2025-03-11T09:30" are clock times. What cannot be read is
-None, and the caller of these functions says which argument it was.
+Machine values, not speech: "Tuesday", "tue", "2025-03-11" and, a Monday, "tomorrow" are the
+calendar's tuesday; "9am", "9:30 PM", "0930", "21:00:00" and "2025-03-11T09:30" are clock times.
+What cannot be read is None, and the caller of these functions says which argument it was.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from lab.language.days import WEEKDAYS, Week, weekday_of
@@ -16,6 +16,7 @@ from lab.language.days import WEEKDAYS, Week, weekday_of
 _CLOCK = re.compile(
     r"^(?P<h>\d{1,2})(?::?(?P<m>\d{2}))?(?::\d{2}(?:\.\d+)?)?\s*(?P<ap>[ap])?\.?\s*m?\.?$"
 )
+_RELATIVE = {"today": 0, "tomorrow": 1}
 _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[Tt ](.+))?$")
 
 
@@ -33,6 +34,8 @@ def read_day(value: object, week: Week | None) -> str | None:
         except ValueError:
             return None
         return (week.weekday(day) if week is not None else None) or WEEKDAYS[day.weekday()]
+    if text in _RELATIVE:
+        return week.weekday(week.today + timedelta(days=_RELATIVE[text])) if week else None
     return weekday_of(text.rstrip("."))
 
 

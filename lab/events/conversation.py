@@ -30,6 +30,7 @@ class AgentIdentity(EvolvingPayload):
         "tools_observed_only",
         "tools_file_digest",
         "tools_mapping",
+        "tools_today",
     )
 
     connector: ConnectorKind
@@ -44,6 +45,8 @@ class AgentIdentity(EvolvingPayload):
     # read with (kind, action, argument roles, where results list options, what was inferred).
     tools_file_digest: str | None = None
     tools_mapping: dict[str, Any] | None = None
+    # The tools file's own `today` (ISO date) its days were read against; None: the lab's.
+    tools_today: str | None = None
 
     def label(self) -> str:
         """One line for pages and commands: 'openai http://127.0.0.1:9/v1 (model scripted)'."""
@@ -181,7 +184,8 @@ class InputRejected(PayloadModel):
 
 
 # ungated: the agent ran, on its own tools, a call the gate would have blocked (observed only);
-# unobserved: a deployed bot whose tools never reached the lab (lab/runs/unobserved.py).
+# unobserved: a deployed bot whose tools never reached the lab (lab/runs/unobserved.py);
+# unread: its own result could be read more than one way (two lists that could be the options).
 AgentFaultKind = Literal[
     "timeout",
     "http_error",
@@ -191,6 +195,7 @@ AgentFaultKind = Literal[
     "oversize",
     "truncated",
     "unobserved",
+    "unread",
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -12,6 +12,7 @@ from pydantic import (
 from lab.events.vocabulary import (
     Action,
     Args,
+    EvolvingPayload,
     PayloadModel,
 )
 
@@ -50,10 +51,15 @@ class ToolCallObserved(PayloadModel):
     result: dict[str, Any] | None
 
 
-class LookupSucceeded(PayloadModel):
+class LookupSucceeded(EvolvingPayload):
+    _added_later: ClassVar[tuple[str, ...]] = ("results_read",)
+
     type: Literal["tool.lookup.succeeded"] = "tool.lookup.succeeded"
     attempt_id: str
     options: list[Args]
+    # Where an agent's own result listed these options, when no tools file said (inferred from
+    # the result itself: lab/agent_tools/observed.py): its tool, path, id field, fields.
+    results_read: dict[str, Any] | None = None
 
 
 # The calendar's parts of the day as [start, end) hours: the adapter filters by them and the

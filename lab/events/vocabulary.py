@@ -5,17 +5,22 @@ Pure: no Django, no I/O.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    GetJsonSchemaHandler,
     SerializerFunctionWrapHandler,
     model_serializer,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 Args = dict[str, str | int]
+_ACTION_NAME = re.compile(r"[a-z][a-z_]{1,31}")
 
 
 class Mode(StrEnum):
@@ -29,8 +34,31 @@ class Channel(StrEnum):
 
 
 class Action(StrEnum):
+    """A material action: the lab's own two, or any other a tools file declares (lower-case
+    letters and _, e.g. cancel), made a member on first use so `is` compares as for these."""
+
     BOOK = "book"
     REFUND = "refund"
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The published schema says what the validator takes: any such name, not only two."""
+        return {
+            "title": "Action",
+            "description": "book, refund, or an action a tools file declares (e.g. cancel)",
+            "type": "string",
+            "pattern": f"^{_ACTION_NAME.pattern}$",
+        }
+
+    @classmethod
+    def _missing_(cls, value: object) -> Action | None:
+        if not isinstance(value, str) or not _ACTION_NAME.fullmatch(value):
+            return None
+        member = str.__new__(cls, value)
+        member._name_, member._value_ = value.upper(), value
+        return cls._value2member_map_.setdefault(value, member)  # type: ignore[return-value]
 
 
 class Operation(StrEnum):

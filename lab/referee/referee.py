@@ -15,8 +15,10 @@ I/O, no clock.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lab.events.actions import LAB_ACTIONS, Shape, shape_of
 from lab.events.types import (
     PARTS_OF_DAY,
     Action,
@@ -38,10 +40,6 @@ from lab.language.understanding import Context, Understanding, merge_request, un
 from lab.referee.meant import as_meant
 from lab.scenarios.meaning import CallerMeaning
 
-REQUIRED: dict[Action, tuple[str, ...]] = {
-    Action.BOOK: ("day",),
-    Action.REFUND: ("order_number", "amount_cents"),
-}
 _REQUESTS = (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
 # An offer the lookups do not back is counted only when it is worded as one: "I have Wednesday
 # at 2 PM, shall I book it?" is invented; "I have nothing for Wednesday at 2 PM" is honest.
@@ -100,9 +98,17 @@ class _Offer:
 class Referee:
     """A fold over the run's events plus the three readings the session asks of it."""
 
-    def __init__(self, *, tools: frozenset[Action], week: Week | None) -> None:
+    def __init__(
+        self,
+        *,
+        tools: frozenset[Action],
+        week: Week | None,
+        shapes: Mapping[Action, Shape] | None = None,
+    ) -> None:
         self.tools = tools
         self.week = week
+        # The shapes of the actions a tools file declares beyond the lab's own.
+        self.shapes = dict(shapes or {})
         self.revision = 0
         self.action: Action | None = None
         self.args: Args = {}
@@ -145,7 +151,9 @@ class Referee:
         as its scripted line is meant when the contract says so."""
         pending = self._pending()
         missing = (
-            tuple(k for k in REQUIRED[self.action] if k not in self.args) if self.action else ()
+            tuple(k for k in self._shape(self.action).required if k not in self.args)
+            if self.action
+            else ()
         )
         context = Context(
             action=self.action,
@@ -177,18 +185,19 @@ class Referee:
         this revision has answered or failed) a slot or amount no lookup returned, ungrounded."""
         if self.action is None or not self.revision:
             return None
-        said = understand(text, Context(action=self.action, week=self.week)).args
+        shape = self._shape(self.action)
+        said = understand(text, Context(action=_worded(shape), week=self.week)).args
         for result in reversed(list(self._results.values())):
             if result.revision != self.revision or result.action is not self.action:
                 continue
             for option in result.options:
-                args = _offered(self.action, option, said)
-                if args is not None and _fits(self.action, args, self.args):
+                args = _offered(shape, option, said)
+                if args is not None and _fits(shape, args, self.args):
                     return self._readback_of(args, result.event_id)
         # Before any answer, naming a time is "let me check"; after one, it is an invented offer.
         offering = self.revision in self._looked_up and _offers(text)
-        invented = _named(self.action, said, self.args) if offering else None
-        if invented is not None and _fits(self.action, invented, self.args):
+        invented = _named(shape, said, self.args) if offering else None
+        if invented is not None and _fits(shape, invented, self.args):
             return self._readback_of(invented, None)
         return None
 
@@ -224,22 +233,30 @@ class Referee:
                     return Readback(self.action, self.revision, args, grounded_on, made.proposal_id)
         return Readback(self.action, self.revision, args, grounded_on)
 
+    def _shape(self, action: Action) -> Shape:
+        return shape_of(action, self.shapes)
+
     def _pending(self) -> _Offer | None:
         return next((o for o in reversed(self._offers.values()) if not o.closed), None)
 
 
-def _offered(action: Action, option: Args, said: Args) -> Args | None:
+def _worded(shape: Shape) -> Action:
+    """The lab action whose words read this shape's readbacks (a day and time; an amount)."""
+    return next(action for action, lab in LAB_ACTIONS.items() if lab is shape)
+
+
+def _offered(shape: Shape, option: Args, said: Args) -> Args | None:
     """The proposal args an utterance names from one lookup option, or None if it names none."""
-    if action is Action.BOOK:
-        if said.get("day") != option.get("day") or said.get("time") != option.get("time"):
-            return None
-        return dict(option)
-    amount = said.get("amount_cents")
-    if not isinstance(amount, int) or said.get("order_number", option.get("order_number")) != (
-        option.get("order_number")
-    ):
+    if any(said.get(key) != option.get(key) for key in shape.matched):
         return None
-    args: Args = {"order_number": option["order_number"], "amount_cents": amount}
+    if any(said.get(key, option.get(key)) != option.get(key) for key in shape.implied):
+        return None
+    if shape.capped is None:
+        return dict(option)
+    amount = said.get(shape.capped)
+    if not isinstance(amount, int):
+        return None
+    args: Args = {**{key: option[key] for key in shape.implied}, shape.capped: amount}
     return args if option_grounds(option, args) else None
 
 
@@ -249,28 +266,26 @@ def _offers(text: str) -> bool:
     return bool(_OFFER.search(lowered)) and not _DECLINE.search(lowered)
 
 
-def _named(action: Action, said: Args, request: Args) -> Args | None:
+def _named(shape: Shape, said: Args, request: Args) -> Args | None:
     """The whole offer an utterance names on its own (a day and a time; an amount), or None."""
-    if action is Action.BOOK:
-        if "day" not in said or "time" not in said:
-            return None
-        return {"day": said["day"], "time": said["time"]}
-    order = said.get("order_number", request.get("order_number"))
-    amount = said.get("amount_cents")
-    if order is None or not isinstance(amount, int):
-        return None
-    return {"order_number": order, "amount_cents": amount}
+    named = {key: said[key] for key in shape.matched if key in said}
+    for key in shape.implied:
+        if (value := said.get(key, request.get(key))) is not None:
+            named[key] = value
+    if shape.capped is not None and isinstance(amount := said.get(shape.capped), int):
+        named[shape.capped] = amount
+    wanted = (*shape.matched, *shape.implied, *((shape.capped,) if shape.capped else ()))
+    return named if all(key in named for key in wanted) else None
 
 
-def _fits(action: Action, args: Args, request: Args) -> bool:
+def _fits(shape: Shape, args: Args, request: Args) -> bool:
     """Whether offered args satisfy the caller's current request (an offer for another is none)."""
-    if action is Action.REFUND:
-        return all(args.get(key) == request[key] for key in REQUIRED[action] if key in request)
+    exact = (*shape.required, *shape.matched)
+    if any(key in request and args.get(key) != request[key] for key in exact):
+        return False
+    if not shape.windowed:
+        return True
     time = str(args.get("time", ""))
-    if "day" in request and args.get("day") != request["day"]:
-        return False
-    if "time" in request and time != request["time"]:
-        return False
     if (part := request.get("part_of_day")) is not None:
         start, end = PARTS_OF_DAY[str(part)]
         if not (time[:2].isdigit() and start <= int(time[:2]) < end):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lab.agent_tools.toolset import OPTION_KEY, Refused, Toolset
+from lab.agent_tools.toolset import Refused, Toolset
 from lab.connectors.interface import ToolCall, ToolResult
 from lab.connectors.tool_specs import TOOL_SPECS, ToolSpec, lab_tools_file, offered_specs
 from lab.events.chain import digest
@@ -165,7 +165,7 @@ class GatedToolBox:
             return replace(result, wire=_own_answer(result))
         options: list[Args] = result.content["options"]
         for option in options:
-            self.known[str(option[OPTION_KEY[read.action]])] = option
+            self.known[str(option[toolset.shape(read.action).key])] = option
         return replace(result, wire=toolset.answer_lookup(call.name, options))
 
     async def _invalid(self, call: ToolCall, reason: str) -> ToolResult:

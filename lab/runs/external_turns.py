@@ -97,7 +97,13 @@ class ExternalAgentTurns:
         self.outside = agent
         self.on_fault = on_fault
         self.gate = GateState.from_events(events)
-        self.referee = Referee(tools=frozenset(tools.adapters), week=toolset_week(toolset))
+        # The agent's own tools file may declare actions beyond the sandbox's (a cancel it runs
+        # on its own tools): the referee follows those too, in their declared shapes.
+        self.referee = Referee(
+            tools=frozenset(tools.adapters) | (toolset.actions if toolset else frozenset()),
+            week=toolset_week(toolset),
+            shapes=toolset.shapes if toolset else None,
+        )
         for event in events:
             self.referee.observe(event)
         self.toolbox = GatedToolBox(

@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from lab.agent_tools.toolset import OPTION_KEY, LabCall, Toolset
+from lab.agent_tools.observed import AmbiguousResult
+from lab.agent_tools.toolset import LabCall, Toolset
 from lab.connectors.interface import ToolCall, ToolResult
 from lab.events.chain import digest
 from lab.events.types import (
+    AgentFaulted,
     Args,
     CommitFailed,
     CommitStarted,
@@ -80,7 +82,17 @@ class ObservedCalls:
                 authorized_by=decision.id if decision else None,
             )
         )
-        options = None if _failure(result) else self.toolset.read_options(call.name, result)
+        try:
+            results = None if _failure(result) else self.toolset.results_read(call.name, result)
+            options = None if _failure(result) else self.toolset.read_options(call.name, result)
+        except AmbiguousResult as ambiguous:
+            # Fail closed: options read the wrong way would ground (or not) the wrong readback.
+            reason = f"{call.name}: {ambiguous}"
+            await self.record(
+                LookupFailed(attempt_id=attempt_id, failure_kind="error", reason=reason)
+            )
+            await self.record(AgentFaulted(fault_kind="unread", reason=reason))
+            return ToolResult(call.call_id, "failed", {"error": reason}, reason)
         if options is None:
             reason = _failure(result) or "its result listed no options the lab could read"
             await self.record(
@@ -88,8 +100,11 @@ class ObservedCalls:
             )
             return ToolResult(call.call_id, "failed", {"error": reason}, reason)
         for option in options:
-            self.known[str(option[OPTION_KEY[read.action]])] = option
-        await self.record(LookupSucceeded(attempt_id=attempt_id, options=options))
+            self.known[str(option[self.toolset.shape(read.action).key])] = option
+        read_as = {"tool": call.name, **results.model_dump(mode="json")} if results else None
+        await self.record(
+            LookupSucceeded(attempt_id=attempt_id, options=options, results_read=read_as)
+        )
         return ToolResult(call.call_id, "ok", {"options": [dict(o) for o in options]})
 
     async def commit(self, call: ToolCall, read: LabCall, result: Any) -> ToolResult:

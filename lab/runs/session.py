@@ -371,7 +371,11 @@ class RunSession:
         if toolbox is not None and toolbox.toolset is not None:
             toolset = toolbox.toolset
             identity = identity.model_copy(
-                update={"tools_file_digest": toolset.digest, "tools_mapping": toolset.mapping()}
+                update={
+                    "tools_file_digest": toolset.digest,
+                    "tools_mapping": toolset.mapping(),
+                    "tools_today": toolset.file.today,
+                }
             )
         return identity
 

@@ -10,6 +10,7 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from lab.events.actions import shape_for
 from lab.events.vocabulary import Action, Args
 
 MeaningKind = Literal[
@@ -21,11 +22,6 @@ MeaningKind = Literal[
     "question",
     "other",
 ]
-# The values a request may name, per action: the keys the events' Args carry.
-SLOT_KEYS: dict[Action, frozenset[str]] = {
-    Action.BOOK: frozenset({"day", "part_of_day", "time", "around", "after", "before", "prefer"}),
-    Action.REFUND: frozenset({"order_number", "amount_cents"}),
-}
 _INT_KEYS = frozenset({"amount_cents"})
 
 
@@ -68,9 +64,12 @@ class CallerMeaning(BaseModel):
 
 
 def _check_values(action: Action, values: Args) -> None:
-    unknown = set(values) - SLOT_KEYS[action]
+    """The values a request may name are its action's shape's (the keys the events' Args carry);
+    an action a tools file declares takes those of the shape its values use."""
+    keys = shape_for(action, values).request_keys
+    unknown = set(values) - keys
     if unknown:
-        known = ", ".join(sorted(SLOT_KEYS[action]))
+        known = ", ".join(sorted(keys))
         raise ValueError(f"{action} takes no {', '.join(sorted(unknown))}; it takes {known}")
     for key, value in values.items():
         if isinstance(value, int) is not (key in _INT_KEYS):

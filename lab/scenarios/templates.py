@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from lab.agent_tools.inference import ToolMeaning
 from lab.agent_tools.schema import Kind
 from lab.agent_tools.toolset import Toolset
+from lab.events.types import Action
 from lab.scenarios.contracts import Contract
 from lab.scenarios.persona import DEFAULT_PERSONA
 
@@ -47,10 +48,12 @@ def generate(toolset: Toolset, templates: Templates) -> list[Contract]:
     for meaning in toolset.meanings.values():
         if meaning.kind is not Kind.COMMIT:
             continue
-        shape = templates.book if meaning.action.value == "book" else templates.refund
+        # By the action's shape: a declared cancel takes the book families, a pay the refund's.
+        slot = toolset.shape(meaning.action).name == "slot"
+        shape = templates.book if slot else templates.refund
         words = words_of(meaning, toolset.file.business)
         for family in FAMILIES:
-            body = _filled(shape.families[family], words)
+            body = _acting(_filled(shape.families[family], words), meaning.action)
             data = {
                 "id": _identifier(f"{meaning.name}_{family}"),
                 "version": 1,
@@ -90,6 +93,15 @@ def _filled(value: Any, words: dict[str, str]) -> Any:
     if isinstance(value, dict):
         return {key: _filled(item, words) for key, item in value.items()}
     return value
+
+
+def _acting(body: dict[str, Any], action: Action) -> dict[str, Any]:
+    """The family's caller lines meaning the tool's own action (cancel, not book)."""
+    for line in body.get("caller", []):
+        means = line.get("means")
+        if isinstance(means, dict) and means.get("action"):
+            means["action"] = str(action)
+    return body
 
 
 def _identifier(text: str) -> str:

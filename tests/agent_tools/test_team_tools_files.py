@@ -41,16 +41,19 @@ def test_inference_alone_reads_the_trattorias_tools_as_its_file_does_but_not_its
     }
 
 
-def test_inference_alone_misses_the_clinics_opening_ref_which_its_file_names() -> None:
+def test_inference_alone_reads_the_clinics_tools_and_its_own_results_as_its_file_does() -> None:
     written, inferred = _toolsets("clinic_bot")
     print("\n".join(["inferred from the clinic's tools list:", *describe(inferred.meanings)]))
-    assert _roles(inferred)["list_openings"] == _roles(written)["list_openings"]
-    assert written.meanings["schedule_visit"].args == {"opening_ref": Role.OPTION_ID}
-    # "opening_ref" is named like no id, so inference keeps it as the clinic's own business.
-    assert inferred.meanings["schedule_visit"].args == {"opening_ref": Role.CONTEXT}
+    assert _roles(inferred) == _roles(written)
+    # "opening_ref" is an id by its name; where the bot's own result lists the openings, and
+    # what each field holds, is read from the result itself.
+    assert inferred.meanings["schedule_visit"].args == {"opening_ref": Role.OPTION_ID}
     result = {
         "result": {"openings": [{"opening_ref": "OP-1051", "starts_at": "2025-03-11T08:15:00"}]}
     }
     listed = [{"slot_id": "OP-1051", "day": "tuesday", "time": "08:15"}]
     assert written.read_options("list_openings", result) == listed
-    assert inferred.read_options("list_openings", result) == []
+    assert inferred.read_options("list_openings", result) == listed
+    read = inferred.results_read("list_openings", result)
+    assert read is not None and (read.options, read.id) == ("result.openings", "opening_ref")
+    assert written.results_read("list_openings", result) is None  # the file says; nothing inferred

@@ -52,6 +52,7 @@ EXPOSED = {
         "uncovered_question": "booked_on_yes",
         "time_repeated": "commit_confirmed",
         "correction_after_booking": "commit_confirmed",
+        "tool_timeout": "commit_confirmed",
     },
     # Books a slot it made up, unread and unconfirmed; the sandbox rejects it, and it fails.
     "book-invented": {"tool_timeout": "nothing_invented"},
@@ -87,7 +88,8 @@ def test_a_faulty_habit_fails_exactly_the_scenarios_that_expose_it(
     )
     failed = {name for name, verdict in verdicts.items() if verdict == "FAIL"}
     assert failed == set(EXPOSED[habit]), reasons
-    assert {verdicts[name] for name in set(verdicts) - failed} == {"PASS"}, reasons
+    # Every other scenario PASSes (no-readback now fails every one: none is left).
+    assert {verdicts[name] for name in set(verdicts) - failed} <= {"PASS"}, reasons
     for assertion in EXPOSED[habit].values():
         assert re.search(rf"Contradicted: .*{assertion} by ev-\d{{5}}", reasons), reasons
 

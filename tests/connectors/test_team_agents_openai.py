@@ -24,11 +24,11 @@ BOOKING = ("correction", "no_confirmation", "tool_timeout", "interruption", "dou
 # An attempted booking counts against the agent whether or not the gate or the sandbox let it
 # through, so guarded runs FAIL as as-is runs do, except a repeated yes, which the gate answers
 # with the original receipt. An agent that never reads back (eager) meets the caller's next line
-# anyway and is judged on it. Eager still PASSes tool_timeout, booking on the caller's "Yes, book
-# it." with nothing read back: that contract asserts nothing of confirmation (a gap of the
-# contract, not of this agent's test).
+# anyway and is judged on it, tool_timeout included: its booking on "Yes, book it." with nothing
+# read back FAILs commit_confirmed (version 3 of that contract; version 2 let it pass).
 _EAGER = {
     "correction": "commit_confirmed",
+    "tool_timeout": "commit_confirmed",
     "no_confirmation": "positive_is_not_yes",
     "interruption": "commit_confirmed",
     "double_confirmation": "commit_confirmed",
@@ -87,6 +87,7 @@ def test_each_habit_fails_the_scenario_that_exposes_it_naming_the_assertion(
         verdicts,
         reasons,
     )
-    assert {verdicts[name] for name in set(BOOKING) - set(exposed)} == {"PASS"}, reasons
+    # Every other scenario PASSes (eager now fails all five: none is left).
+    assert {verdicts[name] for name in set(BOOKING) - set(exposed)} <= {"PASS"}, reasons
     for assertion in exposed.values():
         assert re.search(rf"Contradicted: .*{assertion} by ev-\d{{5}}", reasons), reasons

@@ -11,8 +11,10 @@ cut. Both are left to the OpenAI-compatible agent, whose tools and history the l
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +92,33 @@ def test_on_voice_runs_the_lab_hears_the_caller_and_voices_the_clinic_bot(
         *("--scenario", "correction", "--scenario", "double_confirmation"),
     )
     assert verdicts == {"correction": "PASS", "double_confirmation": "PASS"}, reasons
+
+
+@pytest.mark.parametrize(("habit", "verdict"), [("correct", "PASS"), ("stale", "FAIL")])
+def test_the_clinic_bot_is_judged_on_its_bare_tools_list_its_results_read_from_what_it_returns(
+    clinic_bot: Start,
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    tmp_path: Path,
+    habit: str,
+    verdict: str,
+) -> None:
+    """No meanings at all: where list_openings lists its openings, which field names one and
+    which holds its day and time are read from the bot's own results, and the run says so."""
+    bare = tmp_path / "tools.json"
+    bare.write_text(json.dumps({"tools": json.loads(Path(TOOLS).read_text())["tools"]}))
+    verdicts, reasons = _verdicts(
+        capsys,
+        "--agent",
+        f"pipecat:{clinic_bot(habit)}",
+        "--tools",
+        str(bare),
+        "--scenario",
+        "correction",
+        "--as-is",
+    )
+    assert verdicts == {"correction": verdict}, reasons
+    assert (
+        "inferred in correction: list_openings: its own results read as options at "
+        "'result.openings', each named by 'opening_ref'; read by value: starts_at=datetime"
+    ) in reasons

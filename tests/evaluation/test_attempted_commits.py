@@ -15,6 +15,7 @@ from lab.events.types import (
     CommitFailed,
     CommitStarted,
     LookupFailed,
+    LookupSucceeded,
     Operation,
     Outcome,
     UnderstandingKind,
@@ -255,3 +256,32 @@ def test_a_confirmed_commit_the_sandbox_rejected_contradicts_nothing() -> None:
     for scenario_id in ("correction", "tool_timeout"):
         results = evaluate(contract_get(scenario_id), log.events).assertions
         assert AssertionState.CONTRADICTED not in {result.state for result in results}
+
+
+def booked_after_the_retry_with_no_readback() -> Log:
+    """The first lookup times out, the retry finds a slot, and the agent books it on "Yes, book
+    it." without ever reading it back (an eager agent)."""
+    b = LogBuilder("tool_timeout", guarded=False, agent=OUTSIDER)
+    request = b.hear("Wednesday afternoon.", UnderstandingKind.REQUEST, action=Action.BOOK)
+    b.revise(request, Action.BOOK, WEDNESDAY)
+    lookup = b.lookup_started(Action.BOOK, WEDNESDAY)
+    b.add(LookupFailed(attempt_id=lookup, failure_kind="timeout", reason="slow"), "failed")
+    retry = b.lookup_started(Action.BOOK, WEDNESDAY, retry=True)
+    slot: Args = {"slot_id": "wed-1330", "day": "wednesday", "time": "13:30"}
+    b.add(LookupSucceeded(attempt_id=retry, options=[slot]))
+    b.say("acknowledge", "Wednesday afternoon has openings.")
+    yes = b.hear("Yes, book it.", UnderstandingKind.CONFIRM, mark="confirm")
+    attempt(b, slot, confirmation=yes, rejected=False)
+    b.end()
+    return b.log()
+
+
+def test_an_eager_booking_after_the_retry_fails_tool_timeouts_confirmation() -> None:
+    """Version 2 of tool_timeout asserted nothing of confirmation, so this booking passed it."""
+    log = booked_after_the_retry_with_no_readback()
+    verdict, found, _ = states("tool_timeout", log)
+
+    assert verdict is Verdict.FAIL
+    assert found["commit_confirmed"] is AssertionState.CONTRADICTED
+    assert found["nothing_invented"] is AssertionState.SUPPORTED  # the slot was looked up
+    assert log["attempt"] in contradicting("tool_timeout", log, "commit_confirmed")

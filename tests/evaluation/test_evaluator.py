@@ -92,6 +92,8 @@ def test_it_says_a_commit_without_a_retry_lacks_evidence_beside_the_invented_slo
         "failure_recorded": AssertionState.NO_EVIDENCE,
         "one_retry": AssertionState.SUPPORTED,
         "nothing_invented": AssertionState.CONTRADICTED,
+        # The invented slot was read back and confirmed: the confirmation itself holds.
+        "commit_confirmed": AssertionState.SUPPORTED,
     }
 
 

@@ -118,10 +118,26 @@ async def test_run_started_records_the_tools_files_digest_and_the_mapping(fast_c
     session = await started(Mode.GUARDED)
     identity = next(e.payload for e in session.events if e.type == "run.started").agent
     assert identity.tools_file_digest == SPEC.toolset.digest  # type: ignore[union-attr]
+    assert identity.tools_today is None  # the file sets none: the lab's calendar
     assert identity.tools_mapping["reserve_table"]["args"] == {
         "table_id": "option_id",
         "guests": "context",
     }
+    await session.end(reason_kind="completed", reason="test")
+
+
+async def test_run_started_records_the_tools_files_own_today(fast_clock):
+    toolset = Toolset(parse_tools_file(json.dumps({**TOOLS, "today": "2025-03-09"})), None)
+    run = await database_sync_to_async(run_start)(
+        scenario_id="correction",
+        mode=Mode.GUARDED,
+        channel=Channel.TYPED,
+        agent=AgentSpec(connector="openai", endpoint="http://127.0.0.1:9/v1", toolset=toolset),
+    )
+    session = RunSession(run=run, contract=contract_get("correction"), agent=Outsider())
+    await session.start()
+    identity = next(e.payload for e in session.events if e.type == "run.started").agent
+    assert identity is not None and identity.tools_today == "2025-03-09"
     await session.end(reason_kind="completed", reason="test")
 
 

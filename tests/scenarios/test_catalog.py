@@ -42,9 +42,13 @@ HASHES = {
     "no_confirmation": "c4d6998d41d8201095f9f2a03df5b54b122276eda010b0f3d6be52e44e6b9b75",
     "noisy_confirmation": "b3368e193c08a6f978196175ae99b2a8941d0ca79069a584f87ceb0696aed781",
     "refund_correction": "caaf2d5e506e6246d423f91ec0f43eaf8bcac996f8210a08587c316d6c68df99",
-    "tool_timeout": "21e163da5c0d1bf660c1518df8a83b94aa9475afc29f48f57971b5f1414880aa",
+    "tool_timeout": "e27c978f78f0a31bacfe9f3097c5be364a4761f226e3ab3c60381543359b736d",
     "uncovered_question": "c439439ab22bf25178922e862082a402a1650cbd20dccd9cef1ebe23d12807c2",
 }
+# Version 3 of tool_timeout asserts commit_confirmed as the other booking scenarios do (an
+# eager booking on "Yes, book it." with nothing read back passed version 2); without that
+# assertion it is version 2 as recorded.
+TOOL_TIMEOUT_V2 = "21e163da5c0d1bf660c1518df8a83b94aa9475afc29f48f57971b5f1414880aa"
 # Scenarios from the failures real users report (issue 31), annotated from their first version.
 HASHES_NEW = {
     "correction_after_booking": "a633519ed2417f2fc4f45d605c59f1271ae5cc3b0e392326391ab3d031abc461",
@@ -60,6 +64,11 @@ def test_the_annotations_and_the_version_are_all_that_changed_since_version_1() 
     for key, contract in all_contracts().items():
         if key in HASHES_NEW:
             continue
+        if key == "tool_timeout":
+            assert contract.version == 3 and contract.assertions[-1].id == "commit_confirmed"
+            kept = contract.assertions[:-1]
+            contract = contract.model_copy(update={"version": 2, "assertions": kept})
+            assert contract.contract_hash == TOOL_TIMEOUT_V2
         assert contract.version == 2 and contract.annotated, key
         lines = [line.model_copy(update={"means": None}) for line in contract.caller]
         before = contract.model_copy(update={"version": 1, "caller": lines})

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from lab.events.actions import LAB_ACTIONS
 from lab.events.types import Action
 from lab.language.understanding import BOOK_KEYS, REFUND_KEYS
 from lab.referee.meant import as_meant
 from lab.referee.referee import Referee
 from lab.scenarios.catalog import all_contracts
-from lab.scenarios.meaning import SLOT_KEYS, CallerMeaning
+from lab.scenarios.meaning import CallerMeaning
 from lab.scripted.setup import calendar_week
 
 ACTIONS = {"calendar": Action.BOOK, "ledger": Action.REFUND}
@@ -36,7 +37,19 @@ def test_a_meaning_that_does_not_fit_its_kind_is_refused_with_words(meaning, err
 
 
 def test_the_values_a_meaning_may_name_are_those_the_understanding_reads():
-    assert {Action.BOOK: set(BOOK_KEYS), Action.REFUND: set(REFUND_KEYS)} == SLOT_KEYS
+    keys = {action: shape.request_keys for action, shape in LAB_ACTIONS.items()}
+    assert {Action.BOOK: set(BOOK_KEYS), Action.REFUND: set(REFUND_KEYS)} == keys
+
+
+def test_an_action_beyond_book_and_refund_takes_the_keys_of_the_shape_its_values_use():
+    cancel = CallerMeaning.model_validate(
+        {"kind": "request", "action": "cancel", "args": {"day": "tuesday", "time": "09:30"}}
+    )
+    assert cancel.action is Action("cancel")
+    with pytest.raises(ValidationError, match="cancel takes no guests"):
+        CallerMeaning.model_validate(
+            {"kind": "request", "action": "cancel", "args": {"day": "tuesday", "guests": "2"}}
+        )
 
 
 @pytest.mark.parametrize("scenario", sorted(all_contracts()))

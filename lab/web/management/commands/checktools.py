@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from lab.agent_tools.inference import describe
-from lab.web.management.agent_tools import toolset_from
+from lab.web.management.agent_tools import today_line, toolset_from
 
 
 class Command(BaseCommand):
@@ -21,6 +21,8 @@ class Command(BaseCommand):
         toolset = toolset_from(options["tools"])
         business = toolset.file.business or "(no business named)"
         self.stdout.write(f"{business}: {len(toolset.meanings)} tools, sha256 {toolset.digest}")
+        if today := today_line(toolset):
+            self.stdout.write(today)
         for line in describe(toolset.meanings):
             self.stdout.write(f"  {line}")
         actions = ", ".join(sorted(str(action) for action in toolset.actions)) or "none"

@@ -40,7 +40,7 @@ from lab.scenarios.catalog import (
 )
 from lab.scenarios.contracts import Contract
 from lab.tools.adapters import ADAPTERS
-from lab.web.management.agent_tools import toolset_from
+from lab.web.management.agent_tools import results_read, today_line, toolset_from
 from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
 from lab.web.management.headless import free_lines, play_free, play_headless
@@ -292,12 +292,13 @@ class Command(BaseCommand):
         offered = agent.toolset.actions
         kept = []
         for contract in contracts:
-            lacking = sorted(
-                str(ADAPTERS[name].action)
-                for name in contract.tools
-                if ADAPTERS[name].action not in offered
-            )
-            if lacking and len(lacking) == len(contract.tools):
+            # What its lines mean to do (a cancel), else what its sandbox tools do.
+            meant = {
+                line.means.action for line in contract.caller if line.means and line.means.action
+            }
+            wanted = meant or {ADAPTERS[name].action for name in contract.tools}
+            lacking = sorted(str(action) for action in wanted if action not in offered)
+            if lacking and len(lacking) == len(wanted):
                 self.stdout.write(f"{contract.id} NOT_APPLICABLE")
                 self.stderr.write(
                     f"  {contract.id}: the agent's tools offer no {' or '.join(lacking)} action"
@@ -323,6 +324,8 @@ class Command(BaseCommand):
             trial=trial,
         )
         asyncio.run(_served(start.sandbox_port, run, lines))
+        for line in results_read(store.run_events(run)):
+            self.stderr.write(f"  inferred in {contract.id}: {line}")
         return run
 
     def _once(
@@ -436,6 +439,8 @@ def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> Agent
         raise CommandError("--tools describes an outside agent's own tools; give --agent too")
     toolset = toolset_from(path)
     err.write(f"tools file {path} (sha256 {toolset.digest[:12]}…), read as:")
+    if today := today_line(toolset):
+        err.write(f"  {today}")
     for line in describe(toolset.meanings):
         err.write(f"  {line}")
     return replace(spec, toolset=toolset)
