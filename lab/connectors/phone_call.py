@@ -3,7 +3,8 @@
 The caller's side is a live stream, as a phone network sends it: 20 ms of audio every 20 ms, the
 caller's turn when there is one and silence in between. The bot's audio is played on the line's
 clock (phone_speech.py) and heard with the lab's own recognizer, one stretch of speech at a
-time, each a `Said` with its audio. The wire itself (Twilio's JSON, plain PCM) is a `Dialect`.
+time, each a `Said` with its audio. The line is full duplex: a planned barge-in goes out over the
+bot's own playback (phone_barge.py). The wire itself (Twilio's JSON, plain PCM) is a `Dialect`.
 
 Every limit is a deadline over a whole phase (the handshake, a reply), never per message, so a
 bot that trickles bytes cannot hold a call open.
@@ -31,15 +32,19 @@ from lab.connectors.interface import (
     AgentOutput,
     CallerTurn,
     ConnectorKind,
+    LineMeasured,
+    PlannedBargeIn,
     Said,
     ToolBox,
     TurnFinished,
 )
 from lab.connectors.live_calls import LiveCall, call_closed, call_opened
+from lab.connectors.phone_barge import BargeIn
 from lab.connectors.phone_speech import BYTES_PER_SECOND, BotMisbehaved, BotSpeech, Stretch
 from lab.connectors.pinning import Resolve, checked_address
 from lab.connectors.pipecat_eval import public_endpoint
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
+from lab.events.phone_events import PhoneLatency
 
 FRAME_S = 0.02
 FRAME_BYTES = int(BYTES_PER_SECOND * FRAME_S)
@@ -141,6 +146,7 @@ class PhoneCall:
         self._fault: AgentFault | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._caller_sent_s = 0.0  # when the caller's last queued audio will have gone out
+        self._barge: BargeIn | None = None
 
     # -- the agent under test -------------------------------------------------------------------
 
@@ -161,22 +167,35 @@ class PhoneCall:
         async for output in self._reply(first_s=self.limits.greeting_s, required=False):
             yield output
 
+    async def plan_barge_in(self, plan: PlannedBargeIn) -> None:
+        """The next readback gets plan's line streamed over it (its voice made now, ahead)."""
+        if self._barge is not None:
+            self._barge.close()
+        self._barge = BargeIn(plan, await self._voice(plan.text), self._hear_line)
+
     async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         if self._ws is None:
             yield AgentFault("disconnected", "the bot is not connected")
             return
-        # Typed text never reaches a phone bot: the lab says it with its own voice.
-        pcm = turn.audio if turn.audio else await self._voice(turn.text)
-        now = self._now()
-        self._pending.extend(pcm[: len(pcm) - len(pcm) % 2])
-        queued_s = len(self._pending) / BYTES_PER_SECOND
-        self._caller_sent_s = now + queued_s
+        barge = self._barge
+        if barge is not None and barge.plan.text == turn.text:
+            self._barge = None
+            barge.close()
+        if barge is None or barge.plan.text != turn.text or not barge.spoken:
+            # Typed text never reaches a phone bot: the lab says it with its own voice.
+            pcm = turn.audio if turn.audio else await self._voice(turn.text)
+            self._pending.extend(pcm[: len(pcm) - len(pcm) % 2])
+            self._caller_sent_s = self._now() + len(self._pending) / BYTES_PER_SECOND
+        # Else the line already went out over the bot's readback: it is not said twice.
+        queued_s = max(0.0, self._caller_sent_s - self._now())
         # The bot cannot answer before it has heard the turn out, in real time.
         async for output in self._reply(first_s=queued_s + self.limits.reply_s, required=True):
             yield output
 
     async def close(self) -> None:
         call_closed(self.call_id)
+        if self._barge is not None:
+            self._barge.close()
         ws, self._ws = self._ws, None
         for task in self._tasks:
             task.cancel()
@@ -229,6 +248,9 @@ class PhoneCall:
             while True:
                 pcm = bytes(self._pending[:FRAME_BYTES])
                 del self._pending[:FRAME_BYTES]
+                barge = self._barge
+                if barge is not None and barge.spoken and barge.started_s is None and pcm:
+                    barge.started_s = loop.time()
                 started = time.perf_counter()
                 frame = self.dialect.frame(pcm + silence[len(pcm) :])
                 self.stats.encode_ms += (time.perf_counter() - started) * 1000
@@ -291,6 +313,11 @@ class PhoneCall:
             if self._fault is not None:
                 yield self._fault
                 return
+            barge = self._barge
+            if barge is not None and barge.due(self.speech.current, now):
+                # The caller takes the floor over the bot's readback, at the scenario's point.
+                self._pending[:] = barge.pcm
+                self._caller_sent_s = now + barge.voiced_s
             try:
                 stretch = self.speech.finished_stretch(now, self.limits.stretch_gap_s)
             except BotMisbehaved as error:
@@ -299,10 +326,18 @@ class PhoneCall:
             if stretch is not None:
                 if not heard_any:
                     heard_any = True
-                    self._latency(stretch)
+                    latency = self._latency(stretch)
+                    if latency is not None:
+                        yield LineMeasured(latency)
                 said = await self._heard(stretch)
                 if said is not None:
                     yield said
+                cut = barge.measured(stretch) if barge is not None else None
+                if cut is not None:
+                    # The caller has the floor: the bot's answer to them is the next turn's.
+                    yield LineMeasured(cut)
+                    yield TurnFinished()
+                    return
                 continue
             speaking = self.speech.current is not None
             quiet_s = now - self.speech.play_end_s
@@ -322,16 +357,22 @@ class PhoneCall:
                 )
                 return
 
-    def _latency(self, stretch: Stretch) -> None:
-        if self._caller_sent_s:
-            self.stats.latencies_ms.append(round((stretch.started_s - self._caller_sent_s) * 1000))
+    def _latency(self, stretch: Stretch) -> PhoneLatency | None:
+        if not self._caller_sent_s:
+            return None
+        latency_ms = round((stretch.started_s - self._caller_sent_s) * 1000)
+        self.stats.latencies_ms.append(latency_ms)
+        return PhoneLatency(latency_ms=latency_ms)
+
+    async def _hear_line(self, pcm: bytes) -> str:
+        # Heard as a phone channel passes it: tiny.en took "Thursday" for "to stay" in μ-law
+        # 8 kHz audio until the rumble under 300 Hz was gone (docs/benchmarks.md).
+        return await self._hear(phone_low_edge(pcm))
 
     async def _heard(self, stretch: Stretch) -> Said | None:
         self.stats.gaps_ms += stretch.gaps_ms
         pcm = bytes(stretch.sent)
-        # Heard as a phone channel passes it: tiny.en took "Thursday" for "to stay" in μ-law
-        # 8 kHz audio until the rumble under 300 Hz was gone (docs/benchmarks.md).
-        text = await self._hear(phone_low_edge(pcm))
+        text = await self._hear_line(pcm)
         return Said(text, audio=pcm) if text else None
 
 

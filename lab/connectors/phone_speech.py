@@ -14,7 +14,7 @@ import numpy as np
 
 RATE = 16_000
 BYTES_PER_SECOND = RATE * 2
-_VOICED = 300  # peak of a 20 ms piece above which it is speech, not line noise
+VOICED = 300  # peak of a 20 ms piece above which it is speech, not line noise
 
 
 class BotMisbehaved(Exception):
@@ -68,7 +68,7 @@ class BotSpeech:
             self.current.pcm.extend(bytes(gap))
             self.current.gaps_ms += gap * 1000 // BYTES_PER_SECOND
         samples = np.frombuffer(pcm, dtype="<i2")
-        if samples.size and int(np.abs(samples.astype(np.int32)).max()) > _VOICED:
+        if samples.size and int(np.abs(samples.astype(np.int32)).max()) > VOICED:
             self.current.voiced_end_s = start + samples.size / RATE
         self.current.pcm.extend(pcm)
         self.current.sent.extend(pcm)

@@ -300,6 +300,12 @@ class RunSession:
                 text, source=source, arrived=arrived, means=means, audio=audio
             )
 
+    async def plan_barge_in(self, text: str, into_ms: int) -> None:
+        """A scripted line meant to cut into the next readback, told ahead to an agent on a
+        live line (a phone call) so it goes out over the agent's own audio."""
+        if isinstance(self.turns, ExternalAgentTurns):
+            await self.turns.plan_barge_in(text, into_ms)
+
     async def caller_types(self, text: str) -> None:
         """A line the caller typed: an acknowledgement over agent speech is a backchannel, as
         the voice path hears one (guarded); anything else is the caller's turn."""
