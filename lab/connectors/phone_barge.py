@@ -2,9 +2,10 @@
 
 While a barge-in is planned, the lab listens to each stretch of the bot's speech as it plays (a
 recognition every CHECK_EVERY_S of it) until what the bot has said reads as a readback. The
-caller's line then goes on the line at the readback's start + into_ms by the line's playback
-clock, or at once where recognizing took longer (recorded as late_ms). What the bot did about it
-(its `clear`, or its audio running on) is measured on the same clock, never on arrival times.
+caller's line then goes on the line once into_ms of the readback's own audio has played (gaps a
+stuttering bot left on the line not counted), or at once where recognizing took longer (recorded
+as late_ms). What the bot did about it (its `clear`, or its audio running on) is measured on the
+line's playback clock, never on arrival times.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from lab.events.phone_events import PhoneBargeIn
 
 # A readback is first listened for once this much of a stretch has played, then again each time
 # this much more has: often enough to meet a point a second in, seldom enough for a busy CPU.
-CHECK_FIRST_S = 0.4
+CHECK_FIRST_S = 0.6
 CHECK_EVERY_S = 0.25
 _PIECE = RATE // 50 * 2  # 20 ms of PCM16
 
@@ -50,8 +51,9 @@ class BargeIn:
         self._checked_s = 0.0
         self._check: asyncio.Future[str] | None = None
         self.target: Stretch | None = None
-        self.due_s = 0.0
         self.spoken = False
+        self.into_s = plan.into_ms / 1000
+        self.spoken_into_s = 0.0  # how much of the readback had played when it went out
         # When its first frame went out on the line (the sender says).
         self.started_s: float | None = None
 
@@ -66,11 +68,13 @@ class BargeIn:
         if self.target is None:
             self._listen(stretch, now_s)
             return False
-        if self.target is not stretch or now_s >= stretch.ended_s:
-            # The readback ended before its point came: nothing left to cut into.
+        if self.target is not stretch:
+            # The readback ended (the line went quiet after it) before its point came.
             self.target = None
             return False
-        self.spoken = now_s >= self.due_s
+        played_s = _audio_played_s(stretch, now_s)
+        self.spoken = played_s >= self.into_s
+        self.spoken_into_s = played_s
         return self.spoken
 
     def _listen(self, stretch: Stretch | None, now_s: float) -> None:
@@ -85,7 +89,6 @@ class BargeIn:
             check, self._check = self._check, None
             if check.exception() is None and self.plan.is_readback(check.result()):
                 self.target = stretch
-                self.due_s = stretch.started_s + self.plan.into_ms / 1000
             return
         played_s = min(now_s, stretch.ended_s) - stretch.started_s
         if played_s >= max(CHECK_FIRST_S, self._checked_s + CHECK_EVERY_S):
@@ -98,8 +101,8 @@ class BargeIn:
             return None
         start, bot_end = self.started_s, stretch.ended_s
         return PhoneBargeIn(
-            into_ms=_ms(start - stretch.started_s),
-            late_ms=_ms(start - self.due_s),
+            into_ms=_ms(self.spoken_into_s),
+            late_ms=_ms(self.spoken_into_s - self.into_s),
             response_ms=_ms(bot_end - start),
             talk_over_ms=_ms(min(bot_end, start + self.voiced_s) - start),
             cleared=stretch.cleared,
@@ -109,6 +112,12 @@ class BargeIn:
         if self._check is not None:
             self._check.cancel()
             self._check = None
+
+
+def _audio_played_s(stretch: Stretch, now_s: float) -> float:
+    """How much of the bot's own audio in stretch has played by now_s (what is queued past now
+    is the end of what it sent)."""
+    return len(stretch.sent) / BYTES_PER_SECOND - max(0.0, stretch.ended_s - now_s)
 
 
 def _bytes(seconds: float) -> int:

@@ -131,13 +131,14 @@ class PhoneCall:
         call_id: str,
         dialect: Dialect,
         identity: AgentIdentity,
+        owner: str = "",
         limits: Limits = Limits(),
         resolve: Resolve | None = None,
         hear: Hear = lab_hears,
         voice: Voice = lab_voice,
     ) -> None:
         self.url, self.dialect, self.identity, self.limits = url, dialect, identity, limits
-        self.call_id = call_id
+        self.call_id, self.owner = call_id, owner
         self._resolve, self._hear, self._voice = resolve, hear, voice
         self.speech = BotSpeech()
         self.stats = CallStats()
@@ -160,7 +161,7 @@ class PhoneCall:
             yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
             return
         # From now on the bot's tool calls over HTTP find this call (lab/web/sandbox_http.py).
-        call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools))
+        call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools, self.owner))
         # Kept live, so a report read right after the run ends has every frame counted.
         FINISHED.append((self.call_id, self.stats))
         del FINISHED[:-_FINISHED_KEPT]
@@ -314,10 +315,7 @@ class PhoneCall:
                 yield self._fault
                 return
             barge = self._barge
-            if barge is not None and barge.due(self.speech.current, now):
-                # The caller takes the floor over the bot's readback, at the scenario's point.
-                self._pending[:] = barge.pcm
-                self._caller_sent_s = now + barge.voiced_s
+            self._barge_in(now)
             try:
                 stretch = self.speech.finished_stretch(now, self.limits.stretch_gap_s)
             except BotMisbehaved as error:
@@ -329,7 +327,7 @@ class PhoneCall:
                     latency = self._latency(stretch)
                     if latency is not None:
                         yield LineMeasured(latency)
-                said = await self._heard(stretch)
+                said = await self._heard_meanwhile(stretch)
                 if said is not None:
                     yield said
                 cut = barge.measured(stretch) if barge is not None else None
@@ -356,6 +354,25 @@ class PhoneCall:
                     "timeout", f"the bot's reply went on past {self.limits.turn_s:g} s"
                 )
                 return
+
+    def _barge_in(self, now: float) -> None:
+        barge = self._barge
+        if barge is not None and barge.due(self.speech.current, now):
+            # The caller takes the floor over the bot's readback, at the scenario's point.
+            self._pending[:] = barge.pcm
+            self._caller_sent_s = now + barge.voiced_s
+
+    async def _heard_meanwhile(self, stretch: Stretch) -> Said | None:
+        """A stretch heard, while the line goes on: recognizing it on a busy CPU takes seconds
+        the bot's next stretch (the readback a barge-in waits for) is playing in."""
+        hearing = asyncio.ensure_future(self._heard(stretch))
+        try:
+            while not hearing.done():
+                await asyncio.wait({hearing}, timeout=FRAME_S)
+                self._barge_in(self._now())
+            return hearing.result()
+        finally:
+            hearing.cancel()
 
     def _latency(self, stretch: Stretch) -> PhoneLatency | None:
         if not self._caller_sent_s:
@@ -391,5 +408,6 @@ def dial(spec: AgentSpec, connector: ConnectorKind, dialect: Callable[[str], Dia
         call_id=call_id,
         dialect=dialect(call_id),
         identity=identity,
+        owner=spec.owner,
         resolve=spec.resolve,
     )

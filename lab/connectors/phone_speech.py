@@ -85,13 +85,15 @@ class BotSpeech:
 
     def clear(self, now_s: float) -> list[str]:
         """Drop what has not played; every pending mark is acknowledged now."""
+        if self.current is not None:
+            # Also when its audio had all played: a bot stops sending, then clears.
+            self.current.cleared = True
         if self.current is not None and self.play_end_s > now_s:
             played = max(0, round((now_s - self.current.started_s) * RATE)) * 2
             # What had not played holds no gap: a gap is only ever left before now.
             unplayed = len(self.current.pcm) - played
             del self.current.pcm[played:]
             del self.current.sent[max(0, len(self.current.sent) - unplayed) :]
-            self.current.cleared = True
             self.current.voiced_end_s = min(self.current.voiced_end_s, now_s)
         self.play_end_s = min(self.play_end_s, now_s)
         names = [name for name, _ in self.marks]

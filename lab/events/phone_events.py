@@ -17,8 +17,9 @@ class PhoneLatency(PayloadModel):
 class PhoneBargeIn(PayloadModel):
     """A caller line streamed over the bot's readback, as the network played both.
 
-    into_ms: the readback's start → the caller's first voiced sample (late_ms of it past the
-    scenario's point, what recognizing the readback took); response_ms: that sample → the bot's
+    into_ms: how much of the readback's own audio had played when the caller's first voiced
+    sample went out (late_ms of it past the scenario's point, what recognizing the readback
+    took); response_ms: that sample → the bot's
     `clear` or the end of its audio; talk_over_ms: how long both were heard at once.
     """
 
