@@ -20,7 +20,7 @@ from lab.connectors.phone_speech import BYTES_PER_SECOND, RATE, VOICED, Stretch
 from lab.events.phone_events import PhoneBargeIn
 
 # A readback is first listened for once this much of a stretch has played, then again each time
-# this much more has: often enough to meet a point a second in, seldom enough for a busy CPU.
+# this much more has (one recognition at a time: on a loaded CPU each takes seconds).
 CHECK_FIRST_S = 0.6
 CHECK_EVERY_S = 0.25
 _PIECE = RATE // 50 * 2  # 20 ms of PCM16
