@@ -17,7 +17,7 @@ import contextlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -40,7 +40,14 @@ from lab.connectors.interface import (
 )
 from lab.connectors.live_calls import LiveCall, call_closed, call_opened
 from lab.connectors.phone_barge import BargeIn
-from lab.connectors.phone_speech import BYTES_PER_SECOND, BotMisbehaved, BotSpeech, Stretch
+from lab.connectors.phone_limits import FINISHED, FINISHED_KEPT, CallStats, Limits
+from lab.connectors.phone_speech import (
+    BYTES_PER_SECOND,
+    BotMisbehaved,
+    BotSpeech,
+    CallNotAnswered,
+    Stretch,
+)
 from lab.connectors.pinning import Resolve, checked_address
 from lab.connectors.pipecat_eval import public_endpoint
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
@@ -53,6 +60,7 @@ _MAX_MESSAGE = 1 << 16
 _FLOOD_PER_S = 500
 
 Hear = Callable[[bytes], Awaitable[str]]
+DEFAULT_LIMITS = Limits()
 Voice = Callable[[str], Awaitable[bytes]]
 
 
@@ -88,39 +96,6 @@ class BotSays:
     clear: bool = False
 
 
-@dataclass(frozen=True)
-class Limits:
-    handshake_s: float = 15.0
-    # From the caller's last audio sent to the bot's first audio on the line.
-    reply_s: float = 20.0
-    # A greeting the bot may give before the caller speaks.
-    greeting_s: float = 5.0
-    # Silence on the line that ends one stretch of speech, and one that ends the bot's turn.
-    stretch_gap_s: float = 0.7
-    turn_quiet_s: float = 2.0
-    # The longest a reply may go on, however the bot keeps talking.
-    turn_s: float = 120.0
-
-
-@dataclass
-class CallStats:
-    """What the call measured, on the line's clock: per reply, caller's audio end → bot audio."""
-
-    latencies_ms: list[int] = field(default_factory=list)
-    encode_ms: float = 0.0
-    decode_ms: float = 0.0
-    frames_sent: int = 0
-    frames_late: int = 0
-    clears: int = 0
-    gaps_ms: int = 0  # silence the bot's late chunks left inside its stretches of speech
-    marks_acknowledged: int = 0
-
-
-# Every call this process connected, for runscenarios --calls to report on (bounded).
-FINISHED: list[tuple[str, CallStats]] = []
-_FINISHED_KEPT = 1000
-
-
 class PhoneCall:
     """One call to one bot; the bot keeps the conversation, the lab speaks and listens."""
 
@@ -132,13 +107,16 @@ class PhoneCall:
         dialect: Dialect,
         identity: AgentIdentity,
         owner: str = "",
-        limits: Limits = Limits(),
+        answer: Callable[[], Awaitable[str]] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
         resolve: Resolve | None = None,
         hear: Hear = lab_hears,
         voice: Voice = lab_voice,
     ) -> None:
         self.url, self.dialect, self.identity, self.limits = url, dialect, identity, limits
         self.call_id, self.owner = call_id, owner
+        # Places the call before its stream opens (Twilio's voice webhook): the stream's URL.
+        self.answer = answer
         self._resolve, self._hear, self._voice = resolve, hear, voice
         self.speech = BotSpeech()
         self.stats = CallStats()
@@ -157,6 +135,9 @@ class PhoneCall:
         except TimeoutError:
             yield AgentFault("timeout", f"no connection within {self.limits.handshake_s:g} s")
             return
+        except CallNotAnswered as error:
+            yield AgentFault("http_error", str(error))
+            return
         except (OSError, websockets.WebSocketException) as error:
             yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
             return
@@ -164,7 +145,7 @@ class PhoneCall:
         call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools, self.owner))
         # Kept live, so a report read right after the run ends has every frame counted.
         FINISHED.append((self.call_id, self.stats))
-        del FINISHED[:-_FINISHED_KEPT]
+        del FINISHED[:-FINISHED_KEPT]
         async for output in self._reply(first_s=self.limits.greeting_s, required=False):
             yield output
 
@@ -219,6 +200,8 @@ class PhoneCall:
 
     async def _open(self) -> None:
         async with asyncio.timeout(self.limits.handshake_s):
+            if self.answer is not None:
+                self.url = await self.answer()
             pinned: dict[str, Any] = {}
             if self._resolve is not None:
                 # To the checked address; TLS and the Host header keep the URL's name.
@@ -393,10 +376,16 @@ class PhoneCall:
         return Said(text, audio=pcm) if text else None
 
 
-def dial(spec: AgentSpec, connector: ConnectorKind, dialect: Callable[[str], Dialect]) -> PhoneCall:
-    """A call to spec's ws(s) endpoint, on the dialect made for a fresh call id."""
+def dial(
+    spec: AgentSpec,
+    connector: ConnectorKind,
+    dialect: Callable[[str], Dialect],
+    schemes: tuple[str, ...] = ("ws", "wss"),
+) -> PhoneCall:
+    """A call to spec's ws(s) endpoint (or one schemes allow), on the dialect made for a fresh
+    call id."""
     url = urlsplit(spec.endpoint)
-    if url.scheme not in ("ws", "wss") or not url.hostname:
+    if url.scheme not in schemes or not url.hostname:
         raise ConnectorUnavailable(
             f"{connector} endpoint {spec.endpoint!r} is not a ws:// or wss:// URL "
             f"(e.g. {connector}:wss://bot.example.com/media)"

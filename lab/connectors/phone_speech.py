@@ -21,6 +21,10 @@ class BotMisbehaved(Exception):
     """What the bot sent cannot be played as a phone network would play it."""
 
 
+class CallNotAnswered(Exception):
+    """The bot's answer to the call (a voice webhook's TwiML) led to no media stream."""
+
+
 @dataclass
 class Stretch:
     """One stretch of the bot's speech: its audio and when it played on the line."""

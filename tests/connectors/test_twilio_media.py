@@ -184,8 +184,10 @@ async def test_audio_far_ahead_of_real_time_is_refused() -> None:
     assert isinstance(fault, AgentFault) and "ahead of real time" in fault.reason
 
 
-def test_only_a_websocket_url_is_a_twilio_endpoint() -> None:
+def test_only_a_websocket_or_webhook_url_is_a_twilio_endpoint() -> None:
     with pytest.raises(ConnectorUnavailable, match="not a ws:// or wss:// URL"):
-        connect(AgentSpec("twilio", "https://bot.example.com/media"))
+        connect(AgentSpec("twilio", "ftp://bot.example.com/media"))
+    # An https URL is the bot's voice webhook, answered before the stream (test_twilio_webhook).
+    assert connect(AgentSpec("twilio", "https://bot.example.com/voice")).answer is not None
     agent = connect(AgentSpec("twilio", "wss://user:pw@bot.example.com/media?token=x"))
     assert agent.identity.endpoint == "wss://bot.example.com/media"
