@@ -2,7 +2,8 @@
 
 Every member reads the list; owners and admins change it (others get 403 on a change).
 Anonymous visitors are sent to sign in, anyone else is told there is no such page (404), as
-for a tenant that does not exist. A key's variable is shown by name, never with its value.
+for a tenant that does not exist. A key's variable is shown by name, never with its value; an
+agent's sandbox token is shown once, on the page that follows its issue, and never again.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import ValidationError
 
 from lab.accounts.access import role_in
 from lab.accounts.agent_forms import AgentForm, NewAgentForm
+from lab.accounts.agent_sandbox import sandbox_path, sandbox_token_issue
 from lab.accounts.agent_targets import CONNECTORS, secret_env_owned, tenant_secret_prefix
 from lab.accounts.agents import secret_env_refusal
 from lab.accounts.models import Agent, Tenant
@@ -29,6 +31,8 @@ from lab.agent_tools.loading import MAX_BYTES
 NOT_FOUND = "There is no such page."
 FORBIDDEN = "Only the tenant's owners and admins change its agents."
 FIELDS = ("name", "connector", "endpoint", "model", "secret_env", "tools")
+# The session key that carries a just-issued sandbox token to the one page that shows it.
+ISSUED = "agent_sandbox_issued"
 
 
 def _read(
@@ -79,6 +83,7 @@ def _listed(agent: Agent, tenant: str) -> dict[str, Any]:
         else agent.connector,
         "key_owned": owned,
         "key_set": owned and bool(os.environ.get(agent.secret_env)),
+        "sandbox_path": sandbox_path(tenant, agent.slug),
     }
 
 
@@ -103,6 +108,9 @@ def _page(
         "values": values or {},
         "errors": errors or {},
         "secret_prefix": tenant_secret_prefix(tenant),
+        "origin": request.build_absolute_uri("/").rstrip("/"),
+        # Shown once: taken from the session as it is shown.
+        "issued": request.session.pop(ISSUED, None),
     }
     return render(request, "accounts/agents.html", context, status=status)
 
@@ -133,11 +141,12 @@ def agents_page(request: HttpRequest, tenant: str) -> HttpResponse:
     owner = get_object_or_404(Tenant, slug=tenant)
     try:
         with transaction.atomic():
-            Agent.objects.create(tenant=owner, **form.stored())
+            agent = Agent.objects.create(tenant=owner, **form.stored())
     except IntegrityError:
         taken = {"slug": f"{tenant} already has an agent {form.slug}"}
         values = _posted(request, taken)
         return _page(request, tenant, role, values=values, errors=taken, status=400)
+    request.session[ISSUED] = {"slug": agent.slug, "token": sandbox_token_issue(agent=agent)}
     return redirect("agents_page", tenant=tenant)
 
 
@@ -160,6 +169,19 @@ def agent_edit(request: HttpRequest, tenant: str, slug: str) -> HttpResponse:
         values = _posted(request, errors)
         return _page(request, tenant, role, editing=agent, values=values, errors=errors, status=400)
     Agent.objects.filter(pk=agent.pk).update(**form.stored())
+    return redirect("agents_page", tenant=tenant)
+
+
+@require_POST
+def agent_sandbox_token(request: HttpRequest, tenant: str, slug: str) -> HttpResponse:
+    """Issue the agent's sandbox a new token (the old one stops working), shown once."""
+    role = _role(request, tenant)
+    if isinstance(role, HttpResponse):
+        return role
+    agent = get_object_or_404(Agent, tenant__slug=tenant, slug=slug)
+    if not can_manage(role):
+        return _forbidden()
+    request.session[ISSUED] = {"slug": agent.slug, "token": sandbox_token_issue(agent=agent)}
     return redirect("agents_page", tenant=tenant)
 
 

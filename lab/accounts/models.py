@@ -51,6 +51,12 @@ class Agent(models.Model):
     # Its own tools file (lab.agent_tools), as validated at save: its runs are served and read
     # in its own tool names and shapes. None: the lab's own tools.
     tools = models.JSONField(null=True, blank=True)
+    # Its stable HTTP sandbox (lab.accounts.agent_sandbox): SHA-256 hex of the bearer token its
+    # deployed bot's tools send, shown once when issued; "" for none. The tool calls it refused
+    # (no live call of the agent matched) are counted, the last one said in words.
+    sandbox_digest = models.CharField(max_length=64, blank=True, default="")
+    sandbox_refusals = models.PositiveIntegerField(default=0)
+    sandbox_last_refusal = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
         constraints = [

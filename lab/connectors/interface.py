@@ -9,12 +9,13 @@ observe an agent's own tools (a pipecat bot's function calls) reports them as `T
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 # The identity is an event payload (run.started records it), so the events own its model.
 from lab.events.conversation import AgentIdentity, ConnectorKind
+from lab.events.phone_events import PhoneBargeIn, PhoneLatency
 from lab.retrieval.window import RetrievedChunk
 
 
@@ -93,6 +94,23 @@ class TurnFinished:
 
 
 @dataclass(frozen=True)
+class LineMeasured:
+    """What a connector measured on its line's clock, recorded as it is."""
+
+    payload: PhoneLatency | PhoneBargeIn
+
+
+@dataclass(frozen=True)
+class PlannedBargeIn:
+    """A caller line the scenario says cuts into the agent's next readback, into_ms after it
+    starts; is_readback says whether what the agent has said so far reads as one."""
+
+    text: str
+    into_ms: int
+    is_readback: Callable[[str], bool]
+
+
+@dataclass(frozen=True)
 class AgentFault:
     """The agent erred, hung or answered garbage: recorded, and the run cannot pass."""
 
@@ -107,6 +125,8 @@ __all__ = [
     "AgentUnderTest",
     "CallerTurn",
     "ConnectorKind",
+    "LineMeasured",
+    "PlannedBargeIn",
     "Said",
     "ToolBox",
     "ToolCall",
@@ -116,7 +136,7 @@ __all__ = [
     "TurnFinished",
 ]
 
-AgentOutput = Said | ToolCalled | ToolObserved | TurnFinished | AgentFault
+AgentOutput = Said | ToolCalled | ToolObserved | TurnFinished | AgentFault | LineMeasured
 
 
 class ToolBox(Protocol):
@@ -131,6 +151,14 @@ class AgentUnderTest(Protocol):
     def greet(self, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
     def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]: ...
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class FullDuplex(Protocol):
+    """An agent on a live audio line: a planned barge-in is streamed over its own playback, at
+    the scenario's point in its audio, not once the lab has heard its turn out."""
+
+    async def plan_barge_in(self, plan: PlannedBargeIn) -> None: ...
 
 
 @runtime_checkable

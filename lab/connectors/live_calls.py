@@ -13,6 +13,8 @@ class LiveCall:
     call_id: str
     endpoint: str  # the bot's public endpoint: calls to one bot are told apart from another's
     tools: ToolBox
+    # The registered agent called ("tenant/slug", lab.accounts.agent_sandbox); "" for none.
+    owner: str = ""
 
 
 class NoLiveCall(LookupError):
@@ -30,17 +32,19 @@ def call_closed(call_id: str) -> None:
     _LIVE.pop(call_id, None)
 
 
-def call_matched(call_id: str | None) -> LiveCall:
-    """The live call a tool call names, or the only live call when it names none."""
+def call_matched(call_id: str | None, owner: str | None = None) -> LiveCall:
+    """The live call a tool call names, or the only live call when it names none; owner: only
+    the calls to that registered agent (its own sandbox), else any."""
+    whose = f" of {owner}" if owner is not None else ""
     if call_id:
         found = _LIVE.get(call_id)
-        if found is None:
-            raise NoLiveCall(f"no live call has the id {call_id!r}")
+        if found is None or (owner is not None and found.owner != owner):
+            raise NoLiveCall(f"no live call{whose} has the id {call_id!r}")
         return found
-    calls = list(_LIVE.values())
+    calls = [call for call in _LIVE.values() if owner is None or call.owner == owner]
     if len(calls) != 1:
         raise NoLiveCall(
-            f"{len(calls)} calls are live and the tool call names none: pass the call's "
+            f"{len(calls)} calls{whose} are live and the tool call names none: pass the call's "
             "lab_call_id (Twilio's customParameters) as call_id"
         )
     return calls[0]

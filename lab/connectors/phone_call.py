@@ -3,7 +3,8 @@
 The caller's side is a live stream, as a phone network sends it: 20 ms of audio every 20 ms, the
 caller's turn when there is one and silence in between. The bot's audio is played on the line's
 clock (phone_speech.py) and heard with the lab's own recognizer, one stretch of speech at a
-time, each a `Said` with its audio. The wire itself (Twilio's JSON, plain PCM) is a `Dialect`.
+time, each a `Said` with its audio. The line is full duplex: a planned barge-in goes out over the
+bot's own playback (phone_barge.py). The wire itself (Twilio's JSON, plain PCM) is a `Dialect`.
 
 Every limit is a deadline over a whole phase (the handshake, a reply), never per message, so a
 bot that trickles bytes cannot hold a call open.
@@ -16,7 +17,7 @@ import contextlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -31,15 +32,26 @@ from lab.connectors.interface import (
     AgentOutput,
     CallerTurn,
     ConnectorKind,
+    LineMeasured,
+    PlannedBargeIn,
     Said,
     ToolBox,
     TurnFinished,
 )
 from lab.connectors.live_calls import LiveCall, call_closed, call_opened
-from lab.connectors.phone_speech import BYTES_PER_SECOND, BotMisbehaved, BotSpeech, Stretch
+from lab.connectors.phone_barge import BargeIn
+from lab.connectors.phone_limits import FINISHED, FINISHED_KEPT, CallStats, Limits
+from lab.connectors.phone_speech import (
+    BYTES_PER_SECOND,
+    BotMisbehaved,
+    BotSpeech,
+    CallNotAnswered,
+    Stretch,
+)
 from lab.connectors.pinning import Resolve, checked_address
 from lab.connectors.pipecat_eval import public_endpoint
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
+from lab.events.phone_events import PhoneLatency
 
 FRAME_S = 0.02
 FRAME_BYTES = int(BYTES_PER_SECOND * FRAME_S)
@@ -48,6 +60,7 @@ _MAX_MESSAGE = 1 << 16
 _FLOOD_PER_S = 500
 
 Hear = Callable[[bytes], Awaitable[str]]
+DEFAULT_LIMITS = Limits()
 Voice = Callable[[str], Awaitable[bytes]]
 
 
@@ -83,39 +96,6 @@ class BotSays:
     clear: bool = False
 
 
-@dataclass(frozen=True)
-class Limits:
-    handshake_s: float = 15.0
-    # From the caller's last audio sent to the bot's first audio on the line.
-    reply_s: float = 20.0
-    # A greeting the bot may give before the caller speaks.
-    greeting_s: float = 5.0
-    # Silence on the line that ends one stretch of speech, and one that ends the bot's turn.
-    stretch_gap_s: float = 0.7
-    turn_quiet_s: float = 2.0
-    # The longest a reply may go on, however the bot keeps talking.
-    turn_s: float = 120.0
-
-
-@dataclass
-class CallStats:
-    """What the call measured, on the line's clock: per reply, caller's audio end → bot audio."""
-
-    latencies_ms: list[int] = field(default_factory=list)
-    encode_ms: float = 0.0
-    decode_ms: float = 0.0
-    frames_sent: int = 0
-    frames_late: int = 0
-    clears: int = 0
-    gaps_ms: int = 0  # silence the bot's late chunks left inside its stretches of speech
-    marks_acknowledged: int = 0
-
-
-# Every call this process connected, for runscenarios --calls to report on (bounded).
-FINISHED: list[tuple[str, CallStats]] = []
-_FINISHED_KEPT = 1000
-
-
 class PhoneCall:
     """One call to one bot; the bot keeps the conversation, the lab speaks and listens."""
 
@@ -126,13 +106,17 @@ class PhoneCall:
         call_id: str,
         dialect: Dialect,
         identity: AgentIdentity,
-        limits: Limits = Limits(),
+        owner: str = "",
+        answer: Callable[[], Awaitable[str]] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
         resolve: Resolve | None = None,
         hear: Hear = lab_hears,
         voice: Voice = lab_voice,
     ) -> None:
         self.url, self.dialect, self.identity, self.limits = url, dialect, identity, limits
-        self.call_id = call_id
+        self.call_id, self.owner = call_id, owner
+        # Places the call before its stream opens (Twilio's voice webhook): the stream's URL.
+        self.answer = answer
         self._resolve, self._hear, self._voice = resolve, hear, voice
         self.speech = BotSpeech()
         self.stats = CallStats()
@@ -141,6 +125,7 @@ class PhoneCall:
         self._fault: AgentFault | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._caller_sent_s = 0.0  # when the caller's last queued audio will have gone out
+        self._barge: BargeIn | None = None
 
     # -- the agent under test -------------------------------------------------------------------
 
@@ -150,33 +135,49 @@ class PhoneCall:
         except TimeoutError:
             yield AgentFault("timeout", f"no connection within {self.limits.handshake_s:g} s")
             return
+        except CallNotAnswered as error:
+            yield AgentFault("http_error", str(error))
+            return
         except (OSError, websockets.WebSocketException) as error:
             yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
             return
         # From now on the bot's tool calls over HTTP find this call (lab/web/sandbox_http.py).
-        call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools))
+        call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools, self.owner))
         # Kept live, so a report read right after the run ends has every frame counted.
         FINISHED.append((self.call_id, self.stats))
-        del FINISHED[:-_FINISHED_KEPT]
+        del FINISHED[:-FINISHED_KEPT]
         async for output in self._reply(first_s=self.limits.greeting_s, required=False):
             yield output
+
+    async def plan_barge_in(self, plan: PlannedBargeIn) -> None:
+        """The next readback gets plan's line streamed over it (its voice made now, ahead)."""
+        if self._barge is not None:
+            self._barge.close()
+        self._barge = BargeIn(plan, await self._voice(plan.text), self._hear_line)
 
     async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         if self._ws is None:
             yield AgentFault("disconnected", "the bot is not connected")
             return
-        # Typed text never reaches a phone bot: the lab says it with its own voice.
-        pcm = turn.audio if turn.audio else await self._voice(turn.text)
-        now = self._now()
-        self._pending.extend(pcm[: len(pcm) - len(pcm) % 2])
-        queued_s = len(self._pending) / BYTES_PER_SECOND
-        self._caller_sent_s = now + queued_s
+        barge = self._barge
+        if barge is not None and barge.plan.text == turn.text:
+            self._barge = None
+            barge.close()
+        if barge is None or barge.plan.text != turn.text or not barge.spoken:
+            # Typed text never reaches a phone bot: the lab says it with its own voice.
+            pcm = turn.audio if turn.audio else await self._voice(turn.text)
+            self._pending.extend(pcm[: len(pcm) - len(pcm) % 2])
+            self._caller_sent_s = self._now() + len(self._pending) / BYTES_PER_SECOND
+        # Else the line already went out over the bot's readback: it is not said twice.
+        queued_s = max(0.0, self._caller_sent_s - self._now())
         # The bot cannot answer before it has heard the turn out, in real time.
         async for output in self._reply(first_s=queued_s + self.limits.reply_s, required=True):
             yield output
 
     async def close(self) -> None:
         call_closed(self.call_id)
+        if self._barge is not None:
+            self._barge.close()
         ws, self._ws = self._ws, None
         for task in self._tasks:
             task.cancel()
@@ -199,6 +200,8 @@ class PhoneCall:
 
     async def _open(self) -> None:
         async with asyncio.timeout(self.limits.handshake_s):
+            if self.answer is not None:
+                self.url = await self.answer()
             pinned: dict[str, Any] = {}
             if self._resolve is not None:
                 # To the checked address; TLS and the Host header keep the URL's name.
@@ -229,6 +232,9 @@ class PhoneCall:
             while True:
                 pcm = bytes(self._pending[:FRAME_BYTES])
                 del self._pending[:FRAME_BYTES]
+                barge = self._barge
+                if barge is not None and barge.spoken and barge.started_s is None and pcm:
+                    barge.started_s = loop.time()
                 started = time.perf_counter()
                 frame = self.dialect.frame(pcm + silence[len(pcm) :])
                 self.stats.encode_ms += (time.perf_counter() - started) * 1000
@@ -291,6 +297,8 @@ class PhoneCall:
             if self._fault is not None:
                 yield self._fault
                 return
+            barge = self._barge
+            self._barge_in(now)
             try:
                 stretch = self.speech.finished_stretch(now, self.limits.stretch_gap_s)
             except BotMisbehaved as error:
@@ -299,10 +307,18 @@ class PhoneCall:
             if stretch is not None:
                 if not heard_any:
                     heard_any = True
-                    self._latency(stretch)
-                said = await self._heard(stretch)
+                    latency = self._latency(stretch)
+                    if latency is not None:
+                        yield LineMeasured(latency)
+                said = await self._heard_meanwhile(stretch)
                 if said is not None:
                     yield said
+                cut = barge.measured(stretch) if barge is not None else None
+                if cut is not None:
+                    # The caller has the floor: the bot's answer to them is the next turn's.
+                    yield LineMeasured(cut)
+                    yield TurnFinished()
+                    return
                 continue
             speaking = self.speech.current is not None
             quiet_s = now - self.speech.play_end_s
@@ -322,23 +338,54 @@ class PhoneCall:
                 )
                 return
 
-    def _latency(self, stretch: Stretch) -> None:
-        if self._caller_sent_s:
-            self.stats.latencies_ms.append(round((stretch.started_s - self._caller_sent_s) * 1000))
+    def _barge_in(self, now: float) -> None:
+        barge = self._barge
+        if barge is not None and barge.due(self.speech.current, now):
+            # The caller takes the floor over the bot's readback, at the scenario's point.
+            self._pending[:] = barge.pcm
+            self._caller_sent_s = now + barge.voiced_s
+
+    async def _heard_meanwhile(self, stretch: Stretch) -> Said | None:
+        """A stretch heard, while the line goes on: recognizing it on a busy CPU takes seconds
+        the bot's next stretch (the readback a barge-in waits for) is playing in."""
+        hearing = asyncio.ensure_future(self._heard(stretch))
+        try:
+            while not hearing.done():
+                await asyncio.wait({hearing}, timeout=FRAME_S)
+                self._barge_in(self._now())
+            return hearing.result()
+        finally:
+            hearing.cancel()
+
+    def _latency(self, stretch: Stretch) -> PhoneLatency | None:
+        if not self._caller_sent_s:
+            return None
+        latency_ms = round((stretch.started_s - self._caller_sent_s) * 1000)
+        self.stats.latencies_ms.append(latency_ms)
+        return PhoneLatency(latency_ms=latency_ms)
+
+    async def _hear_line(self, pcm: bytes) -> str:
+        # Heard as a phone channel passes it: tiny.en took "Thursday" for "to stay" in μ-law
+        # 8 kHz audio until the rumble under 300 Hz was gone (docs/benchmarks.md).
+        return await self._hear(phone_low_edge(pcm))
 
     async def _heard(self, stretch: Stretch) -> Said | None:
         self.stats.gaps_ms += stretch.gaps_ms
         pcm = bytes(stretch.sent)
-        # Heard as a phone channel passes it: tiny.en took "Thursday" for "to stay" in μ-law
-        # 8 kHz audio until the rumble under 300 Hz was gone (docs/benchmarks.md).
-        text = await self._hear(phone_low_edge(pcm))
+        text = await self._hear_line(pcm)
         return Said(text, audio=pcm) if text else None
 
 
-def dial(spec: AgentSpec, connector: ConnectorKind, dialect: Callable[[str], Dialect]) -> PhoneCall:
-    """A call to spec's ws(s) endpoint, on the dialect made for a fresh call id."""
+def dial(
+    spec: AgentSpec,
+    connector: ConnectorKind,
+    dialect: Callable[[str], Dialect],
+    schemes: tuple[str, ...] = ("ws", "wss"),
+) -> PhoneCall:
+    """A call to spec's ws(s) endpoint (or one schemes allow), on the dialect made for a fresh
+    call id."""
     url = urlsplit(spec.endpoint)
-    if url.scheme not in ("ws", "wss") or not url.hostname:
+    if url.scheme not in schemes or not url.hostname:
         raise ConnectorUnavailable(
             f"{connector} endpoint {spec.endpoint!r} is not a ws:// or wss:// URL "
             f"(e.g. {connector}:wss://bot.example.com/media)"
@@ -350,5 +397,6 @@ def dial(spec: AgentSpec, connector: ConnectorKind, dialect: Callable[[str], Dia
         call_id=call_id,
         dialect=dialect(call_id),
         identity=identity,
+        owner=spec.owner,
         resolve=spec.resolve,
     )

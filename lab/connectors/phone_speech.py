@@ -14,11 +14,15 @@ import numpy as np
 
 RATE = 16_000
 BYTES_PER_SECOND = RATE * 2
-_VOICED = 300  # peak of a 20 ms piece above which it is speech, not line noise
+VOICED = 300  # peak of a 20 ms piece above which it is speech, not line noise
 
 
 class BotMisbehaved(Exception):
     """What the bot sent cannot be played as a phone network would play it."""
+
+
+class CallNotAnswered(Exception):
+    """The bot's answer to the call (a voice webhook's TwiML) led to no media stream."""
 
 
 @dataclass
@@ -68,7 +72,7 @@ class BotSpeech:
             self.current.pcm.extend(bytes(gap))
             self.current.gaps_ms += gap * 1000 // BYTES_PER_SECOND
         samples = np.frombuffer(pcm, dtype="<i2")
-        if samples.size and int(np.abs(samples.astype(np.int32)).max()) > _VOICED:
+        if samples.size and int(np.abs(samples.astype(np.int32)).max()) > VOICED:
             self.current.voiced_end_s = start + samples.size / RATE
         self.current.pcm.extend(pcm)
         self.current.sent.extend(pcm)
@@ -85,13 +89,15 @@ class BotSpeech:
 
     def clear(self, now_s: float) -> list[str]:
         """Drop what has not played; every pending mark is acknowledged now."""
+        if self.current is not None:
+            # Also when its audio had all played: a bot stops sending, then clears.
+            self.current.cleared = True
         if self.current is not None and self.play_end_s > now_s:
             played = max(0, round((now_s - self.current.started_s) * RATE)) * 2
             # What had not played holds no gap: a gap is only ever left before now.
             unplayed = len(self.current.pcm) - played
             del self.current.pcm[played:]
             del self.current.sent[max(0, len(self.current.sent) - unplayed) :]
-            self.current.cleared = True
             self.current.voiced_end_s = min(self.current.voiced_end_s, now_s)
         self.play_end_s = min(self.play_end_s, now_s)
         names = [name for name, _ in self.marks]

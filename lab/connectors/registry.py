@@ -50,6 +50,9 @@ class AgentSpec:
     # The run is on the voice channel: a connector that takes audio gets the caller's and may
     # bring the agent's own voice; set by the session, never stored.
     voice: bool = False
+    # A tenant's registered agent, "tenant/slug": its tool calls at its own stable sandbox
+    # find this run's call (lab.accounts.agent_sandbox); set by the session.
+    owner: str = ""
 
     @property
     def scripted(self) -> bool:

@@ -4,7 +4,8 @@
 `connected`, `start` (a stream, call and account sid, the inbound track, μ-law 8 kHz mono, and
 `customParameters` carrying the lab's call id so the bot can pass it to its tools), `media`
 every 20 ms with sequence numbers, chunk numbers and timestamps, a `mark` back once the bot's
-marked audio has played, `stop` at the end. The call itself: phone_call.py.
+marked audio has played, `stop` at the end. The call itself: phone_call.py. `twilio:https://…`
+names the bot's voice webhook instead, answered first (twilio_webhook.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import binascii
 import itertools
 import json
 import secrets
+from urllib.parse import urlsplit
 
 import numpy as np
 from pydantic import ValidationError
@@ -21,8 +23,9 @@ from pydantic import ValidationError
 from lab.audio.g711 import RateChanger, pcm16_to_ulaw, ulaw_to_pcm16
 from lab.connectors import twilio_wire as wire
 from lab.connectors.phone_call import BotSays, PhoneCall, dial
-from lab.connectors.phone_speech import BotMisbehaved
+from lab.connectors.phone_speech import BotMisbehaved, CallNotAnswered
 from lab.connectors.registry import AgentSpec
+from lab.connectors.twilio_webhook import WebhookRefused, answer_call, incoming_call
 
 # The customParameters key that carries the lab's id of this call (the HTTP sandbox matches a
 # tool call to its call by it).
@@ -49,6 +52,8 @@ class TwilioDialect:
         self._chunk = itertools.count(1)
         self._down, self._up = RateChanger(up=False), RateChanger(up=True)
         self._codes = self._loudest = 0
+        # The <Parameter>s of the TwiML that pointed at this stream, if a webhook did.
+        self.custom: dict[str, str] = {}
 
     def _next(self) -> str:
         return str(next(self._sequence))
@@ -61,7 +66,7 @@ class TwilioDialect:
                 accountSid=self.account_sid,
                 streamSid=self.stream_sid,
                 callSid=self.call_sid,
-                customParameters={CALL_PARAMETER: self.call_id},
+                customParameters={**self.custom, CALL_PARAMETER: self.call_id},
             ),
         )
         # `connected` carries no sequence number; `start` is the stream's first.
@@ -141,5 +146,21 @@ class TwilioDialect:
 
 
 def connect(spec: AgentSpec) -> PhoneCall:
-    """The registry's factory: `twilio:wss://HOST/PATH`."""
-    return dial(spec, "twilio", TwilioDialect)
+    """The registry's factory: `twilio:wss://HOST/PATH`, or the voice webhook at
+    `twilio:https://HOST/PATH` whose TwiML names the stream."""
+    if urlsplit(spec.endpoint).scheme not in ("http", "https"):
+        return dial(spec, "twilio", TwilioDialect)
+    call = dial(spec, "twilio", TwilioDialect, schemes=("http", "https"))
+    dialect = call.dialect
+    assert isinstance(dialect, TwilioDialect)
+
+    async def answered() -> str:
+        params = incoming_call(call_sid=dialect.call_sid, account_sid=dialect.account_sid)
+        try:
+            url, dialect.custom = await answer_call(spec.endpoint, params, spec.resolve)
+        except WebhookRefused as error:
+            raise CallNotAnswered(str(error)) from None
+        return url
+
+    call.answer = answered
+    return call

@@ -41,6 +41,7 @@ from lab.events.grounding_events import (
     TurnGradeRecovered,
     TurnGrounding,
 )
+from lab.events.phone_events import PhoneBargeIn, PhoneLatency
 from lab.events.recording_events import RecordingClosed
 from lab.events.speech_events import (
     AgentAudioPlayed,
@@ -135,6 +136,8 @@ __all__ = [
     "Outcome",
     "PersonaAnswered",
     "PersonaField",
+    "PhoneBargeIn",
+    "PhoneLatency",
     "ProposalExpired",
     "ProposalMade",
     "Receipt",
@@ -198,6 +201,8 @@ EventPayload = Annotated[
     | CallerBackchannel
     | EchoIgnored
     | LineImpaired
+    | PhoneLatency
+    | PhoneBargeIn
     | CueMissed
     | PersonaAnswered
     | RetrievalDone

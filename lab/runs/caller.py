@@ -62,7 +62,8 @@ async def play_script(session: ScriptedRun) -> None:
     bound_s = cue_bound_s(session.contract.caller)
     try:
         mark = len(session.events)
-        for number, line in enumerate(session.contract.caller):
+        lines = session.contract.caller
+        for number, line in enumerate(lines):
             barge_in = session.voice is not None and line.into_readback_ms is not None
             # A barge-in's audio is made while the caller waits for its cue, so it starts when
             # the line says, however long a busy machine takes to synthesize it.
@@ -76,6 +77,10 @@ async def play_script(session: ScriptedRun) -> None:
                 if made is not None:
                     made.cancel()
             mark = len(session.events)
+            following = lines[number + 1] if number + 1 < len(lines) else None
+            if session.voice is None and following and following.into_readback_ms is not None:
+                # A live line hears the barge-in over the agent's own audio, as it plays.
+                await session.plan_barge_in(following.say, following.into_readback_ms)
             await _say(session, line.say, line.means, number, pcm=pcm, at=at)
         # What the agent asks after the last line (a name before it books) is answered too.
         last = len(session.contract.caller) - 1

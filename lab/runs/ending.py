@@ -16,7 +16,9 @@ from lab.runs.surface import WatchedRun
 # Real seconds, on every channel: only people drive runs by hand.
 QUIET_END_S = 20.0
 # Events that account for speech already under way, not signs of life in the call.
-_BOOKKEEPING = frozenset({"agent.audio_started", "agent.audio_played", "turn.latency"})
+_BOOKKEEPING = frozenset(
+    {"agent.audio_started", "agent.audio_played", "turn.latency", "phone.latency", "phone.barge_in"}
+)
 
 
 def _alive(event: Event) -> bool:

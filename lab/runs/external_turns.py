@@ -22,6 +22,9 @@ from lab.connectors.interface import (
     AgentUnderTest,
     CallerTurn,
     Cut,
+    FullDuplex,
+    LineMeasured,
+    PlannedBargeIn,
     Said,
     ToolObserved,
 )
@@ -179,6 +182,16 @@ class ExternalAgentTurns:
                 self.outside.hear(turn, self.toolbox), "answer" if question else "acknowledge"
             )
 
+    async def plan_barge_in(self, text: str, into_ms: int) -> bool:
+        """Hand a scripted barge-in to an agent on a live line, to go out over its next
+        readback as the referee reads one; False: the agent takes turns, not a line."""
+        if not isinstance(self.outside, FullDuplex):
+            return False
+        await self.outside.plan_barge_in(
+            PlannedBargeIn(text, into_ms, lambda said: self.referee.readback(said) is not None)
+        )
+        return True
+
     async def _retrieve(
         self, understood: CallerUnderstood, understood_id: str, text: str
     ) -> Event | None:
@@ -246,6 +259,8 @@ class ExternalAgentTurns:
                             # with the gate's decision beside it, so it is judged as any; a
                             # write the gate would have blocked still happened, and FAILs.
                             await self.toolbox.observe(call, result)
+                        case LineMeasured(payload=payload):
+                            await self.record(payload)
                         case Finished():
                             return
                         case AgentFault(kind=kind, reason=reason):

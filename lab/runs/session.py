@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from lab.accounts.agent_sandbox import owner_of
 from lab.accounts.agent_targets import secret_env_owned
 from lab.accounts.agents import checked_resolver, connect_refusal
 from lab.agent_tools.schema import ToolsFile
@@ -82,6 +83,7 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         # A tenant chose the URL: every connection goes to an address checked as it is made.
         resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
         voice=run.channel == Channel.VOICE,
+        owner=owner_of(run.tenant, run.agent) if run.tenant and run.agent else "",
     )
 
 
@@ -299,6 +301,12 @@ class RunSession:
             await self.turns.caller_turn(
                 text, source=source, arrived=arrived, means=means, audio=audio
             )
+
+    async def plan_barge_in(self, text: str, into_ms: int) -> None:
+        """A scripted line meant to cut into the next readback, told ahead to an agent on a
+        live line (a phone call) so it goes out over the agent's own audio."""
+        if isinstance(self.turns, ExternalAgentTurns):
+            await self.turns.plan_barge_in(text, into_ms)
 
     async def caller_types(self, text: str) -> None:
         """A line the caller typed: an acknowledgement over agent speech is a backchannel, as

@@ -36,6 +36,8 @@ from lab.events.types import (
     LookupStarted,
     LookupSucceeded,
     PersonaAnswered,
+    PhoneBargeIn,
+    PhoneLatency,
     ProposalExpired,
     ProposalMade,
     RecordingClosed,
@@ -176,6 +178,16 @@ def summarize(event: Event) -> str:
             return f"browser played {p.played_ms} of {p.total_ms} ms of {p.utterance_event_id}"
         case TurnLatency() as p:
             return f"turn latency {p.total_ms} ms (end of speech to first agent audio)"
+        case PhoneLatency() as p:
+            return (
+                f"phone turn latency {p.latency_ms} ms (caller's last voiced sample to bot audio)"
+            )
+        case PhoneBargeIn() as p:
+            stop = "its clear" if p.cleared else "the end of its audio"
+            return (
+                f"caller cut in {p.into_ms} ms into the readback ({p.late_ms} ms late); the bot "
+                f"stopped {p.response_ms} ms later ({stop}), {p.talk_over_ms} ms of talk-over"
+            )
         case RetrievalDone() as p:
             return f"retrieved {len(p.chunks)} chunk(s) by {p.retriever} for {p.query!r}"
         case CitationBlocked() as p:
@@ -387,7 +399,7 @@ def event_fragments(contract: Contract, events: list[Event], event: Event) -> st
     if isinstance(event.payload, CallerUnderstood):
         # What judged the caller's turns so far, as a reload would say it.
         parts.append(_partial("referee_line", {"referee": referee_used(events), "oob": True}))
-    if isinstance(event.payload, TurnLatency):
+    if isinstance(event.payload, TurnLatency | PhoneLatency | PhoneBargeIn):
         upto = next((i for i, e in enumerate(events) if e.id == event.id), len(events) - 1)
         parts.append(_partial("latency_append", {"turn": waterfalls(events[: upto + 1])[-1]}))
     ended = event.type == "run.ended"

@@ -2,9 +2,12 @@
 
 `POST /sandbox/tools/<name>` with `Authorization: Bearer <LAB_SANDBOX_TOKEN>` and a JSON body
 `{"arguments": {...}, "call_id": "<lab_call_id>"}` (call_id may be left out while only one call
-is live). The call goes to the matching live call's ToolBox (gated in guarded runs, recorded
-always) and the answer is the agent's own result shape (`ToolResult.wire`), else the lab's
-wrapper. A call that matches no live call is refused (404) and logged: it has no run to go in.
+is live). A registered agent has its own stable sandbox, `POST /sandbox/agents/<tenant>/<slug>/
+tools/<name>` with the token issued on its page, that matches only that agent's live calls. The
+call goes to the matching live call's ToolBox (gated in guarded runs, recorded always) and the
+answer is the agent's own result shape (`ToolResult.wire`), else the lab's wrapper. A call that
+matches no live call (or two, naming neither) is refused (404) with the reason in JSON and
+recorded: on the agent it was sent to, else in the log (it has no run to go in).
 """
 
 from __future__ import annotations
@@ -16,8 +19,15 @@ import os
 import uuid
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from lab.accounts.agent_sandbox import (
+    PREFIX,
+    owner_of,
+    sandbox_refusal_record,
+    sandbox_token_valid,
+)
 from lab.connectors.interface import ToolCall
 from lab.connectors.live_calls import NoLiveCall, call_matched
 from lab.web.security import Receive, Scope, Send
@@ -43,10 +53,26 @@ async def _answer(send: Send, status: int, body: dict[str, Any]) -> None:
     await send({"type": "http.response.body", "body": data})
 
 
+def _bearer(scope: Scope) -> str:
+    sent = dict(scope.get("headers", [])).get(b"authorization", b"").decode("latin-1")
+    return sent.removeprefix("Bearer ") if sent.startswith("Bearer ") else ""
+
+
 def _authorized(scope: Scope) -> bool:
     token = os.environ.get(TOKEN_ENV, "")
-    sent = dict(scope.get("headers", [])).get(b"authorization", b"").decode("latin-1")
-    return bool(token) and hmac.compare_digest(sent, f"Bearer {token}")
+    return bool(token) and hmac.compare_digest(_bearer(scope), token)
+
+
+def _route(path: str) -> tuple[str | None, str] | None:
+    """(the registered agent "tenant/slug" or None for the lab's own sandbox, the tool's name)."""
+    if path.startswith(TOOLS):
+        name, owner = path.removeprefix(TOOLS), None
+    else:
+        parts = path.removeprefix(PREFIX).split("/")
+        if not path.startswith(PREFIX) or len(parts) != 4 or parts[2] != "tools":
+            return None
+        name, owner = parts[3], owner_of(parts[0], parts[1])
+    return (owner, name) if name else None
 
 
 async def _body(receive: Receive) -> bytes | None:
@@ -62,16 +88,23 @@ async def _body(receive: Receive) -> bytes | None:
 
 async def sandbox_app(scope: Scope, receive: Receive, send: Send) -> None:
     """The ASGI app under MOUNT."""
-    path: str = scope["path"]
-    name = path.removeprefix(TOOLS)
-    if not path.startswith(TOOLS) or not name or "/" in name:
-        await _answer(send, 404, {"error": "POST /sandbox/tools/<tool name>"})
+    route = _route(scope["path"])
+    if route is None:
+        where = "/sandbox/tools/<tool name> or /sandbox/agents/<tenant>/<agent>/tools/<tool name>"
+        await _answer(send, 404, {"error": f"POST {where}"})
         return
+    owner, name = route
     if scope["method"] != "POST":
         await _answer(send, 405, {"error": "POST only"})
         return
-    if not _authorized(scope):
+    if owner is None and not _authorized(scope):
         await _answer(send, 401, {"error": f"a bearer token the lab's {TOKEN_ENV} names"})
+        return
+    tenant, _, slug = (owner or "").partition("/")
+    if owner is not None and not await sync_to_async(sandbox_token_valid)(
+        tenant, slug, _bearer(scope)
+    ):
+        await _answer(send, 401, {"error": f"the sandbox token issued on {owner}'s agent page"})
         return
     body = await _body(receive)
     if body is None:
@@ -83,10 +116,13 @@ async def sandbox_app(scope: Scope, receive: Receive, send: Send) -> None:
         await _answer(send, 400, {"error": f"not a tool call: {error.errors()[0]['msg']}"})
         return
     try:
-        live = call_matched(request.call_id)
+        live = call_matched(request.call_id, owner)
     except NoLiveCall as error:
         log.warning("sandbox tool call %s refused: %s", name, error)
-        await _answer(send, 404, {"error": str(error)})
+        if owner is not None:
+            reason = f"{name}: {error}"
+            await sync_to_async(sandbox_refusal_record)(tenant=tenant, slug=slug, reason=reason)
+        await _answer(send, 404, {"error": str(error), "kind": "no_live_call"})
         return
     result = await live.tools.call(
         ToolCall(f"http-{uuid.uuid4().hex[:12]}", name, request.arguments)

@@ -3,7 +3,9 @@
 Pure: events in, rows out. The axis starts at the caller's end of speech (the last sample above
 -40 dBFS where the log has it, else the last voiced frame) and ends at the agent's first audio.
 turn.candidate and turn.decided place the endpoint candidate and the decision; logs recorded
-before them draw the sequential chain (endpointing, recognition, agent, synthesis) alone.
+before them draw the sequential chain (endpointing, recognition, agent, synthesis) alone. A phone
+call's bot is a black box: its turns draw the wait alone (phone.latency), and each barge-in its
+own axis from the caller's first voiced sample over the bot (phone.barge_in).
 """
 
 from __future__ import annotations
@@ -11,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lab.events.types import Event, TurnCandidate, TurnDecided, TurnLatency
+from lab.events.types import (
+    AgentUtterance,
+    CallerUtterance,
+    Event,
+    PhoneBargeIn,
+    PhoneLatency,
+    TurnCandidate,
+    TurnDecided,
+    TurnLatency,
+)
 
 # A marker (an instant, not a span) is drawn this wide, in percent of the axis.
 MARKER_PCT = 0.8
@@ -47,6 +58,8 @@ class Waterfall:
     bars: list[LatencyBar]
     decision: str | None
     ticks: list[Tick]
+    # "turn": end of speech → first audio; "interruption": the caller over the bot → its stop.
+    kind: str = "turn"
 
 
 @dataclass(frozen=True)
@@ -63,8 +76,18 @@ def waterfalls(events: Sequence[Event]) -> list[Waterfall]:
     out: list[Waterfall] = []
     candidates: dict[str, tuple[Event, TurnCandidate]] = {}
     decided: TurnDecided | None = None
+    caller_id = agent_id = ""
     for event in events:
         match event.payload:
+            case CallerUtterance():
+                caller_id = event.id
+            case AgentUtterance():
+                agent_id = event.id
+            case PhoneLatency(latency_ms=latency_ms):
+                out.append(_drawn(caller_id, latency_ms, [_reply_wait(latency_ms)]))
+            case PhoneBargeIn() as cut:
+                # Recorded once the readback it cut into was heard: the utterance before it.
+                out.append(_drawn(agent_id, cut.response_ms, _cut_spans(cut), "interruption"))
             case TurnCandidate() as candidate:
                 candidates[event.id] = (event, candidate)
             case TurnDecided(complete=True) as decision:
@@ -114,6 +137,37 @@ def waterfall(
     return Waterfall(
         latency.caller_event_id, latency.total_ms, axis, bars, _decision_text(decided), ticks(axis)
     )
+
+
+def _reply_wait(latency_ms: int) -> _Span:
+    return _Span("agent", "bot's reply, heard on the line", 0, max(0, latency_ms))
+
+
+def _cut_spans(cut: PhoneBargeIn) -> list[_Span]:
+    stop = "bot's clear" if cut.cleared else "end of the bot's audio"
+    return [
+        _Span("heard", "both speaking", 0, cut.talk_over_ms),
+        _Span("agent", f"until the {stop}", 0, cut.response_ms),
+        _Span("first-audio", stop, cut.response_ms, cut.response_ms, True),
+    ]
+
+
+def _drawn(event_id: str, total_ms: int, spans: list[_Span], kind: str = "turn") -> Waterfall:
+    """A phone call's axis: what the line measured, with no steps inside the bot to show."""
+    if kind == "turn":
+        spans = [*spans, _Span("first-audio", "first audio", total_ms, total_ms, True)]
+    axis = max([1, *(s.start_ms + (0 if s.marker else s.ms) for s in spans)])
+    bars = [
+        LatencyBar(
+            s.label,
+            s.text,
+            s.ms,
+            min(100 * s.start_ms / axis, 100 - MARKER_PCT) if s.marker else 100 * s.start_ms / axis,
+            MARKER_PCT if s.marker else 100 * s.ms / axis,
+        )
+        for s in spans
+    ]
+    return Waterfall(event_id, total_ms, axis, bars, None, ticks(axis), kind)
 
 
 def ticks(axis_ms: int) -> list[Tick]:

@@ -7,7 +7,7 @@ import asyncio
 import numpy as np
 from websockets.asyncio.server import ServerConnection, serve
 
-from lab.connectors.interface import AgentFault, CallerTurn, Said, TurnFinished
+from lab.connectors.interface import AgentFault, CallerTurn, LineMeasured, Said, TurnFinished
 from lab.connectors.pcm_stream import PcmDialect
 from lab.connectors.phone_call import FRAME_BYTES, PhoneCall
 from lab.connectors.registry import AgentSpec
@@ -51,7 +51,9 @@ async def _call(reply: list[str | bytes]) -> tuple[list[object], list[bytes]]:
         tools = FixtureToolBox()
         assert [o async for o in agent.greet(tools)] == [TurnFinished()]
         turn = CallerTurn("hi", "ev-00001", audio=CALLER)
-        outputs: list[object] = [o async for o in agent.hear(turn, tools)]
+        outputs: list[object] = [
+            o async for o in agent.hear(turn, tools) if not isinstance(o, LineMeasured)
+        ]
         await agent.close()
     return outputs, heard
 

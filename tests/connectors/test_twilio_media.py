@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 from websockets.asyncio.server import ServerConnection
 
-from lab.connectors.interface import AgentFault, AgentOutput, CallerTurn, Said, TurnFinished
+from lab.connectors.interface import (
+    AgentFault,
+    AgentOutput,
+    CallerTurn,
+    LineMeasured,
+    Said,
+    TurnFinished,
+)
 from lab.connectors.phone_call import Limits, PhoneCall
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
 from lab.connectors.twilio_media import CALL_PARAMETER, TwilioDialect, connect
@@ -46,7 +53,8 @@ async def one_turn(agent: PhoneCall) -> list[AgentOutput]:
     assert outputs == [TurnFinished()]
     outputs = [o async for o in agent.hear(CallerTurn("hi", "ev-00001", audio=CALLER), tools)]
     await agent.close()
-    return outputs
+    # What the line measured is checked in test_phone_barge_in.py; here, what the bot said.
+    return [o for o in outputs if not isinstance(o, LineMeasured)]
 
 
 async def answers(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
@@ -176,8 +184,10 @@ async def test_audio_far_ahead_of_real_time_is_refused() -> None:
     assert isinstance(fault, AgentFault) and "ahead of real time" in fault.reason
 
 
-def test_only_a_websocket_url_is_a_twilio_endpoint() -> None:
+def test_only_a_websocket_or_webhook_url_is_a_twilio_endpoint() -> None:
     with pytest.raises(ConnectorUnavailable, match="not a ws:// or wss:// URL"):
-        connect(AgentSpec("twilio", "https://bot.example.com/media"))
+        connect(AgentSpec("twilio", "ftp://bot.example.com/media"))
+    # An https URL is the bot's voice webhook, answered before the stream (test_twilio_webhook).
+    assert connect(AgentSpec("twilio", "https://bot.example.com/voice")).answer is not None
     agent = connect(AgentSpec("twilio", "wss://user:pw@bot.example.com/media?token=x"))
     assert agent.identity.endpoint == "wss://bot.example.com/media"

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from lab.events.models import StoredEvent
 from lab.web.sandbox_http import TOKEN_ENV
 from tests.conftest import ROOT
 from tests.connectors.conftest import (
@@ -107,18 +108,20 @@ def test_the_correct_bot_passes_over_the_phone(
     assert found == dict.fromkeys(SCENARIOS, "PASS"), reasons
 
 
-# Over the phone the caller's audio reaches the bot per decided turn, not as it is spoken, so
-# a barge-in's timing against the bot's own playback is approximate and the interrupted readback
-# can finish before the cut: a known gap of the phone connector (the closing note of stop 25).
-_PHONE_BARGE_IN = pytest.mark.xfail(
-    reason="phone barge-in timing is approximate: the cut may land after the readback", strict=False
+# The barge-in goes out over the bot's readback once the lab recognizes the readback as it plays
+# (lab/connectors/phone_barge.py). On a machine whose recognizer takes longer than the readback
+# lasts (4-15 s per decode at a load of 8 on 2 cores), the readback is over before it is
+# recognized, the bot is never cut, and its habit goes unseen.
+_RECOGNIZED_IN_TIME = pytest.mark.xfail(
+    reason="the readback must be recognized while it plays; a loaded CPU recognizes it too late",
+    strict=False,
 )
 
 
 @pytest.mark.parametrize(
     "habit",
     [
-        pytest.param(habit, marks=_PHONE_BARGE_IN) if habit == "keep-after-interrupt" else habit
+        pytest.param(habit, marks=_RECOGNIZED_IN_TIME) if habit == "keep-after-interrupt" else habit
         for habit in sorted(HABITS)
     ],
 )
@@ -130,6 +133,13 @@ def test_each_habit_fails_the_scenario_that_exposes_it_over_the_phone(
     found, reasons = scenario_verdicts(capsys, *_over_the_phone(url, port, scenario), "--as-is")
     assert found == {scenario: "FAIL"}, reasons
     assert assertion in reasons
+    latencies = StoredEvent.objects.filter(type="phone.latency")
+    assert latencies and all(e.payload["latency_ms"] > 0 for e in latencies)
+    if scenario == "interruption":
+        # The bot heard the caller over its readback and stopped: the cut is measured.
+        [barge_in] = StoredEvent.objects.filter(type="phone.barge_in")
+        assert barge_in.payload["cleared"], barge_in.payload
+        assert 0 < barge_in.payload["response_ms"] < 3000, barge_in.payload
 
 
 def test_a_bot_whose_tools_are_not_at_the_lab_is_inconclusive_and_says_so(

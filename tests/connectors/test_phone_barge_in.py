@@ -1,0 +1,148 @@
+"""A planned barge-in goes out over the bot's readback at the scenario's point in the bot's own
+audio (the line is full duplex), the bot's `clear` is measured on the line's clock, and the line
+is not said again when its turn comes."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import json
+from typing import Any
+
+import numpy as np
+from websockets.asyncio.server import ServerConnection
+
+from lab.audio.g711 import ulaw_decode
+from lab.connectors.interface import (
+    AgentOutput,
+    CallerTurn,
+    LineMeasured,
+    PlannedBargeIn,
+    Said,
+    TurnFinished,
+)
+from lab.connectors.phone_call import PhoneCall
+from lab.connectors.registry import AgentSpec
+from lab.connectors.twilio_media import TwilioDialect, connect
+from lab.events.phone_events import PhoneBargeIn, PhoneLatency
+from tests.connectors.phone_bots import bot, caller_turn, media, opening, tone_8k
+from tests.connectors.test_twilio_media import CALLER, FAST, hears_length
+from tests.connectors.toolbox import FixtureToolBox
+
+READBACK_S = 3.0
+INTO_MS = 800
+# The caller's line as the lab's voice makes it: a quarter second of silence, then speech.
+LINE = bytes(8000) + CALLER
+
+
+def _loud(message: dict[str, Any]) -> bool:
+    codes = np.frombuffer(base64.b64decode(message["media"]["payload"]), dtype=np.uint8)
+    return int(np.abs(ulaw_decode(codes).astype(np.int32)).max()) > 1000
+
+
+async def reads_back(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+    """Reads back for 3 s at real-time pace; the caller's voice over it stops it with `clear`
+    (its position in the readback, in ms of its own audio, goes in heard); then answers."""
+    sid = await opening(ws, heard)
+    await caller_turn(ws, heard)
+    played_ms: list[int] = []
+
+    async def listen() -> None:
+        while True:
+            message = json.loads(await ws.recv())
+            heard.append(message)
+            if message["event"] == "media" and _loud(message):
+                return
+
+    listening = asyncio.ensure_future(listen())
+    for piece in np.split(tone_8k(READBACK_S), round(READBACK_S * 50)):
+        if listening.done():
+            break
+        await ws.send(media(sid, piece))
+        played_ms.append(20)
+        await asyncio.sleep(0.02)
+    await listening
+    await ws.send(json.dumps({"event": "clear", "streamSid": sid}))
+    heard.append({"event": "bot-heard-the-caller-at", "ms": sum(played_ms)})
+    await caller_turn(ws, heard)
+    for piece in np.split(tone_8k(0.5), 25):
+        await ws.send(media(sid, piece))
+        await asyncio.sleep(0.02)
+
+
+async def _voice(text: str) -> bytes:
+    return LINE
+
+
+def _plan() -> PlannedBargeIn:
+    # Its stand-in recognizer says how much it heard: past half a second, a "readback".
+    return PlannedBargeIn("wait, no", INTO_MS, lambda said: int(said.split()[0]) >= 500)
+
+
+async def _barge_in_call(url: str) -> tuple[list[AgentOutput], list[AgentOutput]]:
+    agent = PhoneCall(
+        url=url,
+        call_id="call-1",
+        dialect=TwilioDialect("call-1"),
+        identity=connect(AgentSpec("twilio", url)).identity,
+        limits=FAST,
+        hear=hears_length,
+        voice=_voice,
+    )
+    tools = FixtureToolBox()
+    assert [o async for o in agent.greet(tools)] == [TurnFinished()]
+    await agent.plan_barge_in(_plan())
+    first = [o async for o in agent.hear(CallerTurn("hi", "ev-00001", audio=CALLER), tools)]
+    second = [o async for o in agent.hear(CallerTurn("wait, no", "ev-00002"), tools)]
+    await agent.close()
+    return first, second
+
+
+async def test_the_barge_in_goes_out_over_the_readback_and_the_bots_clear_is_measured() -> None:
+    async with bot(reads_back) as (url, heard):
+        first, second = await asyncio.wait_for(_barge_in_call(url), timeout=30)
+    # The bot heard the caller while its readback played, at the scenario's point in its audio.
+    [when] = [m["ms"] for m in heard if m["event"] == "bot-heard-the-caller-at"]
+    assert INTO_MS - 40 <= when <= INTO_MS + 300, when
+    assert isinstance(first[0], LineMeasured) and isinstance(first[0].payload, PhoneLatency)
+    said = first[1]
+    assert isinstance(said, Said) and said.audio is not None
+    assert len(said.audio) // 32 < READBACK_S * 1000 / 2  # the readback, cut by the clear
+    measured = first[2]
+    assert isinstance(measured, LineMeasured) and isinstance(measured.payload, PhoneBargeIn)
+    cut = measured.payload
+    assert cut.cleared and INTO_MS - 20 <= cut.into_ms <= INTO_MS + 300, cut
+    assert cut.response_ms < 400 and cut.talk_over_ms == cut.response_ms, cut
+    assert first[3:] == [TurnFinished()]
+    # Its turn comes: the line is not said twice, and the bot's answer to it is this turn's.
+    assert isinstance(second[-2], Said) and second[-1] == TurnFinished()
+    latency = second[0]
+    assert isinstance(latency, LineMeasured) and isinstance(latency.payload, PhoneLatency)
+    caller_frames = [m for m in heard if m["event"] == "media"]
+    runs = sum(1 for a, b in itertools.pairwise(caller_frames) if not _loud(a) and _loud(b))
+    assert runs == 2  # "hi", then the barge-in once
+
+
+async def test_a_reply_with_no_readback_leaves_the_line_for_its_turn() -> None:
+    async with bot(reads_back) as (url, heard):
+        agent = PhoneCall(
+            url=url,
+            call_id="call-1",
+            dialect=TwilioDialect("call-1"),
+            identity=connect(AgentSpec("twilio", url)).identity,
+            limits=FAST,
+            hear=hears_length,
+            voice=_voice,
+        )
+        tools = FixtureToolBox()
+        [o async for o in agent.greet(tools)]
+        await agent.plan_barge_in(PlannedBargeIn("wait, no", INTO_MS, lambda said: False))
+        first = [o async for o in agent.hear(CallerTurn("hi", "ev-00001", audio=CALLER), tools)]
+        await agent.close()
+    assert not [m for m in heard if m["event"] == "bot-heard-the-caller-at"]
+    assert not any(
+        isinstance(o, LineMeasured) and isinstance(o.payload, PhoneBargeIn) for o in first
+    )
+    said = next(o for o in first if isinstance(o, Said))
+    assert said.audio is not None and len(said.audio) // 32 >= READBACK_S * 1000 - 100
