@@ -15,7 +15,7 @@ from lab.evaluation.assertions.confirmation import (
     commit_confirmed_explicitly,
     positive_talk_not_confirmation,
 )
-from lab.evaluation.assertions.execution import single_execution
+from lab.evaluation.assertions.execution import commit_outcome_recorded, single_execution
 from lab.evaluation.assertions.grounding import (
     grounded_answers_cite,
     no_orphan_citation,
@@ -66,6 +66,7 @@ _CHECKS: dict[AssertionKind, Callable[[LogIndex], Finding]] = {
     AssertionKind.INTERRUPTION_EXPIRES_PROPOSAL: interruption_expires_proposal,
     AssertionKind.READBACK_HEARD_OUT: readback_heard_out,
     AssertionKind.SINGLE_EXECUTION: single_execution,
+    AssertionKind.COMMIT_OUTCOME_RECORDED: commit_outcome_recorded,
     AssertionKind.NO_UNSUPPORTED_CLAIM_SPOKEN: no_unsupported_claim_spoken,
     AssertionKind.GROUNDED_ANSWERS_CITE: grounded_answers_cite,
     AssertionKind.NO_ORPHAN_CITATION: no_orphan_citation,

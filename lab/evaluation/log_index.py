@@ -35,6 +35,7 @@ from lab.evaluation.records import (
     Retrieved,
     Revised,
     Said,
+    Settled,
     Understanding,
 )
 from lab.events.chain import digest
@@ -122,7 +123,7 @@ class LogIndex:
         self._commit_successes: list[CommitSuccess] = []
         self.commit_success_by_attempt: dict[str, CommitSuccess] = {}
         # Attempts whose outcome the log settles: a receipt, a definite failure, a reconciliation.
-        self._commits_settled: set[str] = set()
+        self.commits_settled: dict[str, Settled] = {}
         self.lookup_starts_by_revision: defaultdict[int, list[LookupStart]] = defaultdict(list)
         self.lookup_start_by_attempt: dict[str, LookupStart] = {}
         self.lookup_successes: dict[str, LookupSuccess] = {}
@@ -181,7 +182,7 @@ class LogIndex:
         self.open_commits = [
             started
             for started in self.commit_starts
-            if started.attempt_id not in self._commits_settled
+            if started.attempt_id not in self.commits_settled
         ]
         self.attempts = sorted(
             self.commit_starts + (self._blocked_commits if self.outside_agent else []),
@@ -284,11 +285,11 @@ class LogIndex:
     def _commit_failed(self, seq: int, event_id: str, payload: CommitFailed) -> None:
         # A timed-out write may still have run: only the other failures settle an attempt.
         if payload.failure_kind != "timeout":
-            self._commits_settled.add(payload.attempt_id)
+            self.commits_settled.setdefault(payload.attempt_id, Settled(seq, event_id))
 
     def _commit_reconciled(self, seq: int, event_id: str, payload: CommitReconciled) -> None:
         # A reconciled receipt is the attempt's receipt; without one it settles unexecuted.
-        self._commits_settled.add(payload.attempt_id)
+        self.commits_settled.setdefault(payload.attempt_id, Settled(seq, event_id))
         if payload.receipt is not None:
             self._receipted(seq, event_id, payload.attempt_id, payload.receipt, payload.replayed)
 
@@ -300,7 +301,7 @@ class LogIndex:
         )
         self._commit_successes.append(success)
         self.commit_success_by_attempt.setdefault(attempt_id, success)
-        self._commits_settled.add(attempt_id)
+        self.commits_settled.setdefault(attempt_id, Settled(seq, event_id))
 
     def _agent_interrupted(self, seq: int, event_id: str, payload: AgentInterrupted) -> None:
         self.interruptions.append(Interruption(seq, event_id, payload.utterance_event_id))

@@ -72,6 +72,13 @@ class CommitStart(NamedTuple):
     args_hash: str
 
 
+class Settled(NamedTuple):
+    """The event that settles a commit attempt: a receipt, a definite failure, a reconciliation."""
+
+    seq: int
+    id: str
+
+
 class CommitSuccess(NamedTuple):
     seq: int
     id: str

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from lab.events.types import (
     CallerUnderstood,
+    CommitFailed,
+    CommitStarted,
     Confirmation,
     Event,
     LookupFailed,
@@ -196,6 +198,46 @@ class SaysUpdated(Habit):
         return [Say(UPDATED, "receipt")] if changes and replay.receipts else None
 
 
+class RetryNewKey(Habit):
+    """Sends a write whose answer was lost again at once, as a new request with a new key."""
+
+    name = "retry-new-key"
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        failed = event.payload
+        if not isinstance(failed, CommitFailed):
+            return None
+        started = _started(replay, failed.attempt_id)
+        if started is None or started.confirmation_event_id is None:
+            return None
+        made = [p for p, _ in proposals(replay) if p.proposal_id == started.proposal_id]
+        if not made or self._tries(replay, started.proposal_id) > 1:
+            return None
+        return [Commit(made[0], started.confirmation_event_id)]
+
+    def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
+        """Its retry skips its own gate, which would replay the key instead."""
+        if isinstance(step, Commit) and step.proposal is not None:
+            return self._tries(replay, step.proposal.proposal_id) == 0
+        return True
+
+    @staticmethod
+    def _tries(replay: Replay, proposal_id: str | None) -> int:
+        return sum(
+            isinstance(e.payload, CommitStarted) and e.payload.proposal_id == proposal_id
+            for e in replay.chain.events
+        )
+
+
+def _started(replay: Replay, attempt_id: str) -> CommitStarted | None:
+    found = [
+        e.payload
+        for e in replay.chain.events
+        if isinstance(e.payload, CommitStarted) and e.payload.attempt_id == attempt_id
+    ]
+    return found[-1] if found else None
+
+
 class InventSlot(Habit):
     """After a failed lookup, offers (and books) a slot the calendar never returned."""
 
@@ -274,6 +316,7 @@ HABITS: dict[str, Habit] = {
         DoubleBook(),
         RebookOnRecap(),
         SaysUpdated(),
+        RetryNewKey(),
         InventSlot(),
         KeepAfterInterrupt(),
         PromiseRefund(),

@@ -81,6 +81,11 @@ async def play_script(session: ScriptedRun) -> None:
             if session.voice is None and following and following.into_readback_ms is not None:
                 # A live line hears the barge-in over the agent's own audio, as it plays.
                 await session.plan_barge_in(following.say, following.into_readback_ms)
+            if line.hang_up_on is not None:
+                await _say_and_hang_up(
+                    session, line, number, pcm=pcm, at=at, since=mark, bound_s=bound_s
+                )
+                return
             await _say(session, line.say, line.means, number, pcm=pcm, at=at)
         # What the agent asks after the last line (a name before it books) is answered too.
         last = len(session.contract.caller) - 1
@@ -97,6 +102,47 @@ async def play_script(session: ScriptedRun) -> None:
         )
     except RunClosed:
         return
+
+
+async def _say_and_hang_up(
+    session: ScriptedRun,
+    line: CallerLine,
+    number: int,
+    *,
+    pcm: bytes | None,
+    at: float | None,
+    since: int,
+    bound_s: float,
+) -> None:
+    """Say the last line, then hang up once the agent starts a write (or, when none starts, once
+    its turn is over and the cue bound has passed): the run ends with any write in flight, and
+    ending settles it (lab.runs.tools.ToolCalls.settle_open)."""
+    said = asyncio.ensure_future(_say(session, line.say, line.means, number, pcm=pcm, at=at))
+    write = asyncio.ensure_future(session.wait_for_event(since, _commit_started))
+    try:
+        async with asyncio.timeout(SCRIPT_WAIT_S):
+            await asyncio.wait({said, write}, return_when=asyncio.FIRST_COMPLETED)
+        if not write.done():
+            await _turn_over(session)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(bound_s * session.scale):
+                    await asyncio.shield(write)
+    finally:
+        # The turn waiting on the write is dropped; the write itself is shielded and settled.
+        for task in (said, write):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, RunClosed):
+                await task
+    started = "while the agent's write was in flight" if _write_started(write) else "after its turn"
+    await session.end(reason_kind="completed", reason=f"the scripted caller hung up {started}")
+
+
+def _commit_started(event: Event) -> bool:
+    return event.type == "tool.commit.started"
+
+
+def _write_started(write: asyncio.Future[Event]) -> bool:
+    return write.done() and not write.cancelled() and write.exception() is None
 
 
 def cue_bound_s(lines: list[CallerLine]) -> float:

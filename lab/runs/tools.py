@@ -180,6 +180,9 @@ class ToolCalls:
         work = self._call(adapter.commit, self.run, authorization, request, fault=fault)
         # Until its outcome is recorded, the write is open: ending the run settles it first.
         self._open[attempt_id] = (started, work)
+        if fault is not None and fault.kind == "lost_answer":
+            await self._lose_answer(attempt_id, work)
+            return attempt_id
         timeout = settings.LAB_TOOL_TIMEOUT_MS / 1000 * self.scale
         try:
             result: CommitResult = await asyncio.wait_for(asyncio.shield(work), timeout)
@@ -209,6 +212,19 @@ class ToolCalls:
             CommitSucceeded(attempt_id=attempt_id, receipt=result.receipt, replayed=result.replayed)
         )
         return attempt_id
+
+    async def _lose_answer(self, attempt_id: str, work: asyncio.Task[Any]) -> None:
+        """The write runs to its end, and its answer never reaches the agent: the attempt may
+        have run, as far as the agent can tell, and stays open until the run settles it."""
+        with contextlib.suppress(Exception):
+            await asyncio.shield(work)
+        await self.record(
+            CommitFailed(
+                attempt_id=attempt_id,
+                failure_kind="timeout",
+                reason="the connection dropped before the answer came back; it may have run",
+            )
+        )
 
     async def settle_open(self) -> None:
         """Wait for every write still open and record what the sandbox then holds."""

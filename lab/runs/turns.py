@@ -163,8 +163,12 @@ class AgentTurns:
         authorization = (
             Authorization.from_decision(decision)
             if decision
-            # No gate: a naive agent keys each attempt on its own, so nothing deduplicates.
-            else Authorization.unguarded(f"unguarded-{self.run.id}-{step.confirmation_event_id}")
+            # No gate: a naive agent keys each attempt on its own, so nothing deduplicates; a
+            # network retry gets a new key too, as a client that mints one per request does.
+            else Authorization.unguarded(
+                f"unguarded-{self.run.id}-{step.confirmation_event_id}"
+                + (f"-retry{step.retry}" if step.retry else "")
+            )
         )
         await self.tools.commit(
             proposal,

@@ -41,6 +41,7 @@ class AssertionKind(StrEnum):
     NO_ORPHAN_CITATION = "no_orphan_citation"
     UNCOVERED_QUESTION_DECLINED = "uncovered_question_declined"
     LATEST_REQUEST_EXECUTED = "latest_request_executed"
+    COMMIT_OUTCOME_RECORDED = "commit_outcome_recorded"
 
 
 class _Strict(BaseModel):
@@ -56,6 +57,8 @@ class CallerLine(_Strict):
     into_readback_ms: instead, speak this long after the next readback starts (barge-in), or as a
     plain line when no readback comes within the bound.
     means: what the line means, the referee's reading of it when an outside agent is tested.
+    hang_up_on: the caller hangs up as soon as the agent starts a write after this line (the
+    last line only), so the run ends while the write is in flight.
     """
 
     say: str = Field(min_length=1, max_length=300)
@@ -63,23 +66,35 @@ class CallerLine(_Strict):
     into_readback_ms: int | None = Field(default=None, ge=0)
     pause_ms: int = Field(default=500, ge=0, le=10000)
     means: CallerMeaning | None = None
+    hang_up_on: Literal["commit"] | None = None
 
     # Left out of the canonical form while unset, so contracts written before keep their hash.
     @model_serializer(mode="wrap")
     def _omit_unset_meaning(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if self.means is None:
-            data.pop("means", None)
+        for name in ("means", "hang_up_on"):
+            if getattr(self, name) is None:
+                data.pop(name, None)
         return data
 
 
 class Fault(_Strict):
-    """A fault the tool sandbox injects: the given attempt of an operation fails."""
+    """A fault the tool sandbox injects: the given attempt of an operation fails.
+
+    lost_answer (commits only): the write is done, but its answer is lost on the way back, as a
+    network drop after the request was sent loses it; the agent hears only that it may have run.
+    """
 
     operation: Literal["lookup", "commit"]
     attempt: int = Field(ge=1)
-    kind: Literal["timeout", "error"]
+    kind: Literal["timeout", "error", "lost_answer"]
     late_result_after_ms: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _lost_answers_are_writes(self) -> Fault:
+        if self.kind == "lost_answer" and self.operation != "commit":
+            raise ValueError("only a commit's answer can be lost: a lookup writes nothing")
+        return self
 
 
 class Assertion(_Strict):
@@ -147,6 +162,12 @@ class Contract(_Strict):
                 f"the line names caller line {self.line.highest_line}; "
                 f"the script has lines 0 to {len(self.caller) - 1}"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _hang_up_ends_the_script(self) -> Contract:
+        if any(line.hang_up_on for line in self.caller[:-1]):
+            raise ValueError("only the last caller line can hang up: nothing is said after it")
         return self
 
     @field_validator("tool")

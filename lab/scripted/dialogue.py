@@ -18,6 +18,7 @@ from lab.events.types import (
     CallerUtterance,
     CommitFailed,
     CommitReconciled,
+    CommitStarted,
     CommitSucceeded,
     CommitUncertain,
     Confirmation,
@@ -107,6 +108,9 @@ class ScriptedAgent:
     heard: str = ""
     # What the caller's last turn asked about the business ("" after any other turn).
     asked: str = ""
+    # Each commit attempt the agent made, by attempt id, and how often each proposal was tried.
+    commits: dict[str, CommitStarted] = field(default_factory=dict)
+    tries: dict[str, int] = field(default_factory=dict)
 
     def greet(self) -> list[Step]:
         return [
@@ -173,6 +177,12 @@ class ScriptedAgent:
                         )
                     ]
                 return [Say(f"Done: {what}. Your reference is {ref}.", "receipt")]
+            case CommitStarted() as started:
+                self.commits[started.attempt_id] = started
+                if started.proposal_id is not None:
+                    self.tries[started.proposal_id] = self.tries.get(started.proposal_id, 0) + 1
+            case CommitFailed(failure_kind="timeout", attempt_id=attempt_id):
+                return self._on_commit_lost(attempt_id)
             case CommitFailed(reason=reason):
                 return [Say(f"That didn't go through: {reason}.", "failure")]
             case CommitUncertain():
@@ -189,6 +199,21 @@ class ScriptedAgent:
                     )
                 ]
         return []
+
+    def _on_commit_lost(self, attempt_id: str) -> list[Step]:
+        """A write whose answer never came may have run: try it once more, as a network client
+        retries (guarded, the gate replays its key; a naive agent keys the retry anew)."""
+        started = self.commits.get(attempt_id)
+        proposal = self.proposals.get(started.proposal_id or "") if started else None
+        if started is None or proposal is None or started.confirmation_event_id is None:
+            return [Say(wording.COMMIT_UNKNOWN, "failure")]
+        tried = self.tries.get(proposal.proposal_id, 0)
+        if tried > 1:
+            return [Say(wording.COMMIT_UNKNOWN, "failure")]
+        return [
+            Say(wording.COMMIT_RETRY, "acknowledge"),
+            Commit(proposal, started.confirmation_event_id, retry=tried),
+        ]
 
     # -- caller turns -----------------------------------------------------------------------
 

@@ -46,6 +46,8 @@ def fixed_lines() -> tuple[str, ...]:
         wording.NO_FACTS,
         wording.IDENTITY,
         wording.CAPABILITIES,
+        wording.COMMIT_RETRY,
+        wording.COMMIT_UNKNOWN,
         f"How can I help? {wording.CAPABILITIES}",
         answers.NOT_COVERED,
         *_SAID_AS_IS,

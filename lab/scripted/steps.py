@@ -79,6 +79,8 @@ class Propose:
 class Commit:
     proposal: ProposalMade | None
     confirmation_event_id: str
+    # How many earlier attempts of this commit got no answer (a network retry when above 0).
+    retry: int = 0
 
     def request(self, *, action: Action, revision: int) -> GateRequest:
         """The commit request; without a proposal, for the action and revision the agent holds."""

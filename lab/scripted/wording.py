@@ -23,6 +23,10 @@ IDENTITY = (
     "questions about the business."
 )
 CAPABILITIES = "I can book appointments, issue refunds and answer questions about the business."
+COMMIT_RETRY = "The system didn't answer. Let me try that once more."
+COMMIT_UNKNOWN = (
+    "I couldn't get an answer from the system, so I can't say yet whether it went through."
+)
 _TOOL_NAMES = {Action.BOOK: "book appointments", Action.REFUND: "issue refunds"}
 
 

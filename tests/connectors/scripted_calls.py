@@ -36,7 +36,8 @@ async def play(url: str, name: str, *, stream: bool = True) -> list[tuple[Any, .
     """(line number, what happened) for each thing the agent said or called."""
     scenario = SCENARIOS[name]
     faults = [f for f in scenario["faults"] if f["operation"] == "lookup"]
-    box = FixtureToolBox(fail_lookups=len(faults))
+    lost = [f for f in scenario["faults"] if f["kind"] == "lost_answer"]
+    box = FixtureToolBox(fail_lookups=len(faults), lose_commits=len(lost))
     agent = connector(url, scenario, stream=stream)
     transcript: list[tuple[Any, ...]] = []
     last_said: list[str] = []

@@ -23,6 +23,7 @@ EXPOSES = {
         "facts_before_booking",
         "uncovered_question",
         "noisy_confirmation",
+        "hangup_mid_commit",
         # It takes the recap "So that's nine, yes?" as a go-ahead too; the booking it already
         # made answers it without a second call, so the lab's verdict there stays PASS.
         "time_repeated",
@@ -30,6 +31,7 @@ EXPOSES = {
     "double-book": {"double_confirmation"},
     "rebook-on-recap": {"time_repeated"},
     "says-updated": {"correction_after_booking"},
+    "retry-new-key": {"commit_answer_lost"},
     "invent-slot": {"tool_timeout"},
     "keep-after-interrupt": {"interruption"},
     "promise-refund": {"facts_before_booking"},
@@ -66,6 +68,8 @@ def test_the_reference_agent_books_the_latest_confirmed_request_once(
     assert _booked(reference["refund_correction"])[0]["amount_cents"] == 2500
     assert len(_booked(reference["double_confirmation"])) == 1
     assert len(_booked(reference["time_repeated"])) == 1
+    # Its booking's answer lost, it says so and sends nothing again.
+    assert [e[3] for e in commits(reference["commit_answer_lost"])] == ["failed"]
     assert [b["day"] for b in _booked(reference["correction_after_booking"])] == [
         "thursday",
         "friday",
@@ -108,6 +112,12 @@ async def test_a_habit_changes_only_the_scenarios_that_expose_it(
         case "rebook-on-recap":
             # Booked again on "So that's nine, yes?", the third line.
             assert [e[0] for e in commits(faulty["time_repeated"])] == [2, 3]
+        case "retry-new-key":
+            # The lost answer's write sent again at once, in the same turn: two calls.
+            assert [(e[0], e[3]) for e in commits(faulty["commit_answer_lost"])] == [
+                (2, "failed"),
+                (2, "ok"),
+            ]
         case "invent-slot":
             assert _booked(faulty["tool_timeout"])[0]["slot_id"] == "wed-1400"
             assert len([e for e in faulty["tool_timeout"] if e[1] == "check_availability"]) == 1

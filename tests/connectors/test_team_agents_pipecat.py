@@ -107,7 +107,7 @@ def test_the_clinic_bot_is_judged_on_its_bare_tools_list_its_results_read_from_w
     which holds its day and time are read from the bot's own results, and the run says so."""
     bare = tmp_path / "tools.json"
     bare.write_text(json.dumps({"tools": json.loads(Path(TOOLS).read_text())["tools"]}))
-    verdicts, reasons = _verdicts(
+    verdicts, reasons = scenario_verdicts(
         capsys,
         "--agent",
         f"pipecat:{clinic_bot(habit)}",

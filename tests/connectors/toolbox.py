@@ -31,9 +31,11 @@ def _slots(args: dict[str, Any]) -> list[dict[str, Any]]:
 
 @dataclass
 class FixtureToolBox:
-    """Records every call; `fail_lookups` makes the first N lookups time out."""
+    """Records every call; `fail_lookups` makes the first N lookups time out, `lose_commits` the
+    first N writes' answers (the write is made, the agent hears it may have run)."""
 
     fail_lookups: int = 0
+    lose_commits: int = 0
     calls: list[ToolCall] = field(default_factory=list)
 
     async def call(self, call: ToolCall) -> ToolResult:
@@ -52,6 +54,10 @@ class FixtureToolBox:
                     if o["order_number"] == args.get("order_number")
                 ]
                 return ToolResult(call.call_id, "ok", {"options": orders})
+            case "book_appointment" | "issue_refund" if self.lose_commits > 0:
+                self.lose_commits -= 1
+                reason = "the connection dropped before the answer came back; it may have run"
+                return ToolResult(call.call_id, "failed", {"error": reason}, reason)
             case "book_appointment" | "issue_refund":
                 number = sum(c.name in ("book_appointment", "issue_refund") for c in self.calls)
                 receipt = {"receipt_id": f"rc-{number}", "args": args}

@@ -35,7 +35,10 @@ def single_execution(log: LogIndex) -> Finding:
         success = execution.succeeded
         tally.support(success)
         by_key[success.idempotency_key].append(execution)
-        produced_at.setdefault(success.execution_id, success.seq)
+        # A write runs within its attempt: one whose answer was lost is reconciled later, and a
+        # replay between the two still returns an execution made before it.
+        made = execution.started.seq if execution.started is not None else success.seq
+        produced_at.setdefault(success.execution_id, made)
         if execution.started is not None and execution.started.proposal_id is not None:
             by_proposal[execution.started.proposal_id].append(execution)
     for what, groups in (("proposal", by_proposal), ("idempotency key", by_key)):
@@ -64,3 +67,25 @@ def single_execution(log: LogIndex) -> Finding:
         f"{len(log.executions)} execution(s), one per proposal and idempotency key; "
         f"{len(log.replays)} repeat(s) returned the original receipt."
     )
+
+
+def commit_outcome_recorded(log: LogIndex) -> Finding:
+    """Every commit attempt's outcome is in the log, a write in flight when the call ended too
+    (reconciled from the sandbox): an outcome left unknown is a write nobody can account for."""
+    if not log.commit_starts:
+        return lacking("Expected a commit attempt; none was made.")
+    tally = Tally()
+    for started in log.commit_starts:
+        settled = log.commits_settled.get(started.attempt_id)
+        if settled is not None:
+            tally.support(started, settled)
+        elif log.ended is not None:
+            tally.contradict(
+                f"The run ended with commit {started.attempt_id} ({started.id}) unsettled: "
+                "nothing in the log says whether the write ran.",
+                started,
+                log.ended,
+            )
+        else:
+            tally.lack(f"Commit {started.attempt_id} ({started.id}) has no outcome yet.")
+    return tally.finding(f"All {len(log.commit_starts)} commit attempt(s) have a recorded outcome.")
