@@ -50,7 +50,8 @@ class Toolset:
     def __init__(self, file: ToolsFile, week: Week | None) -> None:
         self.file = file
         # The file's own `today` sets the week its days are read against; else the lab's.
-        self.week = file.week() or week
+        self.own_week = file.week()
+        self.week = self.own_week or week
         self.meanings: dict[str, ToolMeaning] = resolve(file)
         # The actions the file declares beyond the lab's book and refund, and their shapes.
         self.shapes: dict[Action, Shape] = {
@@ -120,7 +121,7 @@ class Toolset:
         return request, context
 
     def _value(self, role: Role, value: Any) -> Args:
-        day, time = read_datetime(value, self.week)
+        day, time = read_datetime(value, self.week, own_week=self.own_week is not None)
         if day and time and role in (Role.DAY, Role.TIME, Role.DATETIME):
             return {"day": day, "time": time}  # a date-time wherever a day or time was expected
         match role:

@@ -20,10 +20,11 @@ _RELATIVE = {"today": 0, "tomorrow": 1}
 _ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[Tt ](.+))?$")
 
 
-def read_day(value: object, week: Week | None) -> str | None:
+def read_day(value: object, week: Week | None, *, own_week: bool = False) -> str | None:
     """A weekday name ("tuesday") from a name, an abbreviation or an ISO date.
 
     A date outside the lab's week names its weekday: an agent dates "Tuesday" on its own calendar.
+    Outside the business's own week (its tools file's `today`), a date is no day it can book.
     """
     if not isinstance(value, str):
         return None
@@ -33,7 +34,9 @@ def read_day(value: object, week: Week | None) -> str | None:
             day = date.fromisoformat(iso.group(1))
         except ValueError:
             return None
-        return (week.weekday(day) if week is not None else None) or WEEKDAYS[day.weekday()]
+        if week is not None and (weekday := week.weekday(day)) is not None:
+            return weekday
+        return None if own_week else WEEKDAYS[day.weekday()]
     if text in _RELATIVE:
         return week.weekday(week.today + timedelta(days=_RELATIVE[text])) if week else None
     return weekday_of(text.rstrip("."))
@@ -62,9 +65,11 @@ def read_time(value: object) -> str | None:
     return f"{hour:02d}:{minute:02d}"
 
 
-def read_datetime(value: object, week: Week | None) -> tuple[str | None, str | None]:
+def read_datetime(
+    value: object, week: Week | None, *, own_week: bool = False
+) -> tuple[str | None, str | None]:
     """The weekday and the time of an ISO date-time ("2025-03-11T09:30:00")."""
-    return read_day(value, week), read_time(value)
+    return read_day(value, week, own_week=own_week), read_time(value)
 
 
 def read_cents(value: object, *, whole_units: bool) -> int | None:

@@ -30,6 +30,7 @@ LINES: dict[str, tuple[list[tuple[str, ...]], tuple[str, ...]]] = {
     ),
     "Yes, book it.": ([("yes",), ("book",)], ()),
     "Can you find me a slot on Monday morning?": ([("monday",), ("morning",)], POSITIVE_ONLY),
+    "Monday morning, please.": ([("monday",), ("morning",)], POSITIVE_ONLY),
     "Sounds good so far.": ([("good",)], POSITIVE_ONLY),
     "Hmm, maybe.": ([("maybe",)], POSITIVE_ONLY),
     "I need an appointment on Wednesday afternoon.": (
