@@ -96,6 +96,7 @@ MEANINGS: dict[str, tuple[UnderstandingKind, Args]] = {
         REQUEST,
         {"day": "monday", "part_of_day": "morning"},
     ),
+    "Monday morning, please.": (REQUEST, {"day": "monday", "part_of_day": "morning"}),
     "Sounds good so far.": (POSITIVE, {}),
     "Hmm, maybe.": (POSITIVE, {}),
     "I need an appointment on Wednesday afternoon.": (
