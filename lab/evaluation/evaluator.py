@@ -49,7 +49,9 @@ from lab.evaluation.verdicts import (
 from lab.events.types import Event
 from lab.scenarios.contracts import Assertion, AssertionKind, Contract
 
-EVALUATOR_VERSION = "evaluator-1"
+# 2: attempted commits are judged (accepted or not), an execution counts from its attempt's
+# start, and a log that ends with a write's outcome unknown fails `commit_outcome_recorded`.
+EVALUATOR_VERSION = "evaluator-2"
 # How many event ids a verdict reason names before it only counts the rest.
 _IDS_IN_REASON = 6
 

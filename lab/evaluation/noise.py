@@ -25,13 +25,16 @@ class Outcome(StrEnum):
 
 
 def outcome_of(verdict: Verdict, event_types: Iterable[str], *, persona_given: bool) -> Outcome:
-    """A trial's outcome. One that did not pass after the caller answered the agent from a
-    default persona (its scenario gave none) is the caller's failure, not the agent's."""
+    """A trial's outcome. One left inconclusive after the caller answered the agent from a
+    default persona (its scenario gave none) is the caller's failure, not the agent's; a FAIL
+    stays the agent's whatever the caller said: it rests on a contradiction the agent made."""
     if verdict is Verdict.PASS:
         return Outcome.PASS
+    if verdict is Verdict.FAIL:
+        return Outcome.FAIL
     if not persona_given and "caller.persona_answered" in set(event_types):
         return Outcome.CALLER
-    return Outcome.FAIL if verdict is Verdict.FAIL else Outcome.INCONCLUSIVE
+    return Outcome.INCONCLUSIVE
 
 
 @dataclass(frozen=True)

@@ -9,20 +9,22 @@ import re
 from dataclasses import dataclass
 
 from lab.events.types import PARTS_OF_DAY
+from lab.language.clock_words import (
+    HOURS,
+    PART_WORDS,
+    digit_minutes,
+    hour_of,
+    is_any,
+    is_or_so,
+    is_word,
+    part_of_day_follows,
+    read_minutes,
+    single_digit_minutes,
+    time_suffix,
+)
 from lab.language.numbers import HOMOPHONES, TEENS, TENS, UNITS, Reading, Spoken, Token, read_number
 from lab.language.phrases import Phrases
 
-_PART_WORDS = {
-    "morning": "morning",
-    "mornings": "morning",
-    "afternoon": "afternoon",
-    "afternoons": "afternoon",
-    "evening": "evening",
-    "evenings": "evening",
-    "tonight": "evening",
-    "night": "evening",
-}
-_HOURS = UNITS | {"ten": 10, "eleven": 11, "twelve": 12}
 # Recognizer spellings of a spoken hour after "past" or "to": "Have passed to" is "half past two".
 _HOUR_SOUNDALIKES = {word: int(digit) for word, digit in HOMOPHONES.items() if digit != "0"}
 _TIME_CUES = frozenset({"at", "for", "say"})
@@ -138,10 +140,10 @@ def landmarks(phrases: Phrases) -> list[tuple[str, Reading[When]]]:
 def read_part_of_day(spoken: Spoken, index: int) -> str | None:
     """Morning, afternoon or evening, from the word or from an a.m./p.m. that no time claimed."""
     text = spoken.tokens[index].text
-    if text in _PART_WORDS:
+    if text in PART_WORDS:
         # "Good morning" greets; it asks for no morning.
         greeting = index > 0 and spoken.tokens[index - 1].text == "good"
-        return None if greeting else _PART_WORDS[text]
+        return None if greeting else PART_WORDS[text]
     raw = spoken.fragment(index, index + 1)
     if text == "pm" or (text == "am" and ("." in raw or raw == "AM")):
         # A plain lowercase "am" is the verb ("I am"), not the morning.
@@ -154,8 +156,10 @@ def read_bounds(spoken: Spoken, first: int, stop: int) -> list[tuple[str, Readin
     tokens = spoken.tokens
     line = " ".join(token.text for token in tokens[first:stop])
     if tokens[first].text in _APPROXIMATE or tokens[first].text == "sometime":
-        index = first + 1 + (tokens[first].text == "sometime" and _is(tokens, first + 1, "around"))
-        index += _is(tokens, index, "at")
+        index = (
+            first + 1 + (tokens[first].text == "sometime" and is_word(tokens, first + 1, "around"))
+        )
+        index += is_word(tokens, index, "at")
         clock = _read_clock(spoken, index, stop, cued=True)
         return [("around", spoken.reading(clock.value, first, clock.end))] if clock else []
     if tokens[first].text == "between":
@@ -170,7 +174,7 @@ def read_bounds(spoken: Spoken, first: int, stop: int) -> list[tuple[str, Readin
             ranged = _range(spoken, first, index, stop, ("to", "till", "until"))
             if ranged:
                 return ranged
-        end = clock.end + _is_any(tokens, clock.end, stop, ("on", "onwards", "onward"))
+        end = clock.end + is_any(tokens, clock.end, stop, ("on", "onwards", "onward"))
         return [(key, spoken.reading(clock.value, first, end))]
     return []
 
@@ -179,7 +183,7 @@ def _range(
     spoken: Spoken, first: int, index: int, stop: int, joins: tuple[str, ...]
 ) -> list[tuple[str, Reading[Clock]]]:
     start = _read_clock(spoken, index, stop, cued=True)
-    if start is None or not _is_any(spoken.tokens, start.end, stop, joins):
+    if start is None or not is_any(spoken.tokens, start.end, stop, joins):
         return []
     end = _read_clock(spoken, start.end + 1, stop, cued=True)
     if end is None:
@@ -196,12 +200,12 @@ def read_bare_range(spoken: Spoken, first: int, stop: int) -> list[tuple[str, Re
     """ "two to four": a range only when both are hours and the second is a little later."""
     tokens = spoken.tokens
     start = _read_hour_word(tokens, first, stop)
-    if start is None or not _is_any(tokens, first + 1, stop, ("to", "till", "until")):
+    if start is None or not is_any(tokens, first + 1, stop, ("to", "till", "until")):
         return []
     end = _read_hour_word(tokens, first + 2, stop)
     if end is None or not 0 < end - start <= 4:
         return []
-    meridiem, after, _ = _time_suffix(tokens, first + 3, stop, end)
+    meridiem, after, _ = time_suffix(tokens, first + 3, stop, end)
     opening, closing = Clock(start, 0, meridiem), Clock(end, 0, meridiem)
     return [
         ("after", spoken.reading(opening, first, after)),
@@ -219,7 +223,7 @@ def _read_hour_word(tokens: tuple[Token, ...], index: int, stop: int) -> int | N
     if index >= stop:
         return None
     text = tokens[index].text
-    hour = int(text) if re.fullmatch(r"\d{1,2}", text) else _HOURS.get(text)
+    hour = int(text) if re.fullmatch(r"\d{1,2}", text) else HOURS.get(text)
     return hour if hour is not None and 1 <= hour <= 12 else None
 
 
@@ -258,8 +262,8 @@ def read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock] 
         return None
     if word == "half" and index < stop and (hour := _british_half(tokens, index, stop)):
         # "half two" is British for half past two, never half of something at two.
-        meridiem, end, _ = _time_suffix(tokens, index + 1, stop, hour)
-        end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
+        meridiem, end, _ = time_suffix(tokens, index + 1, stop, hour)
+        end += is_any(tokens, end, stop, ("ish",)) or is_or_so(tokens, end, stop) * 2
         return spoken.reading(Clock(hour, 30, meridiem), first, end)
     if index + 1 >= stop or tokens[index].text not in _RELATIONS:
         return None
@@ -267,13 +271,13 @@ def read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock] 
     if word == "have" and not forward:
         return None
     hour_word = tokens[index + 1].text
-    hour = _hour(hour_word)
+    hour = hour_of(hour_word)
     if hour is None and word in ("quarter", "half", "have"):
         hour = _HOUR_SOUNDALIKES.get(hour_word)
     if hour is None or (word in ("half", "have") and not forward):
         return None
-    meridiem, end, _ = _time_suffix(tokens, index + 2, stop, hour)
-    end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
+    meridiem, end, _ = time_suffix(tokens, index + 2, stop, hour)
+    end += is_any(tokens, end, stop, ("ish",)) or is_or_so(tokens, end, stop) * 2
     if not forward:
         # "Quarter to ten" is 9:45: the hour before, sixty minutes less.
         hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
@@ -282,7 +286,7 @@ def read_relative_time(spoken: Spoken, first: int, stop: int) -> Reading[Clock] 
 
 def _british_half(tokens: tuple[Token, ...], index: int, stop: int) -> int | None:
     """The hour of "half two", "half 10": an hour straight after "half", ending the phrase."""
-    hour = _hour(tokens[index].text)
+    hour = hour_of(tokens[index].text)
     if hour is None or tokens[index - 1].pause_after:
         return None
     after = tokens[index + 1].text if index + 1 < stop else None
@@ -304,121 +308,25 @@ def _read_clock_time(spoken: Spoken, first: int, stop: int, cued: bool) -> Readi
         hour, minute, spelled_minutes = int(match.group(1)), int(match.group(2)), True
     elif match := re.fullmatch(r"(\d{1,2})(\d\d)", text):
         hour, minute = int(match.group(1)), int(match.group(2))
-    elif re.fullmatch(r"\d{1,2}", text) or text in _HOURS:
-        hour = int(text) if text.isdigit() else _HOURS[text]
-        if text in _HOURS and (minutes := _read_minutes(tokens, index, stop)):
+    elif re.fullmatch(r"\d{1,2}", text) or text in HOURS:
+        hour = int(text) if text.isdigit() else HOURS[text]
+        if text in HOURS and (minutes := read_minutes(tokens, index, stop)):
             (minute, index), spelled_minutes = minutes, True
-        elif text.isdigit() and (minutes := _digit_minutes(tokens, index, stop)):
+        elif text.isdigit() and (minutes := digit_minutes(tokens, index, stop)):
             # "the 2 30", "thursday 10 15": a clock said as two digit groups.
             (minute, index), spelled_minutes = minutes, True
-        elif text.isdigit() and (digits := _single_digit_minutes(tokens, index, stop, hour)):
+        elif text.isdigit() and (digits := single_digit_minutes(tokens, index, stop, hour)):
             (minute, index), spelled_minutes = digits, True
     else:
         return None
-    meridiem, end, o_clock = _time_suffix(tokens, index, stop, hour)
+    meridiem, end, o_clock = time_suffix(tokens, index, stop, hour)
     compact = len(text) >= 3 and text.isdigit()
-    loose = _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop)
+    loose = is_any(tokens, end, stop, ("ish",)) or is_or_so(tokens, end, stop)
     # A lone number is a time only when something says so; "930" needs even more.
     evidence = bool(meridiem) or o_clock or cued or loose or tokens[first].text.endswith("ish")
-    if not (evidence or (not compact and (spelled_minutes or _part_of_day_follows(tokens, end)))):
+    if not (evidence or (not compact and (spelled_minutes or part_of_day_follows(tokens, end)))):
         return None
     if minute >= 60 or hour > 23 or (meridiem == "am" and hour > 12):
         return None
-    end += _is_any(tokens, end, stop, ("ish",)) or _is_or_so(tokens, end, stop) * 2
+    end += is_any(tokens, end, stop, ("ish",)) or is_or_so(tokens, end, stop) * 2
     return spoken.reading(Clock(hour, minute, meridiem), first, end)
-
-
-def _digit_minutes(tokens: tuple[Token, ...], index: int, stop: int) -> tuple[int, int] | None:
-    """Minutes written as their own two digits after an hour in the same breath ("9 15")."""
-    if index >= stop or tokens[index - 1].pause_after or not 1 <= int(tokens[index - 1].text) <= 12:
-        return None
-    text = tokens[index].text
-    if not re.fullmatch(r"[0-5][05]", text):
-        return None
-    if index + 1 < stop and re.fullmatch(r"\d+", tokens[index + 1].text):
-        # "4 5 1 2": a run of digits is an identifier, not a time.
-        return None
-    # Alone, "9 30" may be anything; after "the", a weekday or "do", or before "instead", a time.
-    before = tokens[index - 2].text if index >= 2 else None
-    after = tokens[index + 1].text if index + 1 < len(tokens) else None
-    if before not in _DIGIT_TIME_BEFORE and before not in _WEEKDAYS and after != "instead":
-        return None
-    return int(text), index + 1
-
-
-_DIGIT_TIME_BEFORE = frozenset(
-    {"the", "do", "at", "for", "say", "make", "try", "get", "book", "no", "maybe", "or"}
-)
-_WEEKDAYS = frozenset(
-    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow"}
-)
-
-
-def _single_digit_minutes(
-    tokens: tuple[Token, ...], index: int, stop: int, hour: int
-) -> tuple[int, int] | None:
-    """Minutes read digit by digit before am/pm, as Whisper writes a voice reading "2:00 PM"
-    out: "2 0 0 PM", "9 3 0 am" (without the am/pm, three digits are no time)."""
-    words = [token.text for token in tokens[index : min(index + 2, stop)]]
-    if len(words) < 2 or not all(re.fullmatch(r"\d", word) for word in words):
-        return None
-    minute = int(words[0] + words[1])
-    if minute >= 60 or not _time_suffix(tokens, index + 2, stop, hour)[0]:
-        return None
-    return minute, index + 2
-
-
-def _read_minutes(tokens: tuple[Token, ...], index: int, stop: int) -> tuple[int, int] | None:
-    """Spoken minutes after an hour word: "oh five", "fifteen", "thirty", "forty five"."""
-    words = [token.text for token in tokens[index:stop]][:2]
-    match words:
-        case ["oh" | "o", unit, *_] if unit in UNITS:
-            return UNITS[unit], index + 2
-        case [teen, *_] if teen in TEENS:
-            return TEENS[teen], index + 1
-        case [tens, unit] if tens in TENS and TENS[tens] < 60 and unit in UNITS:
-            return TENS[tens] + UNITS[unit], index + 2
-        case [tens, *_] if tens in TENS and TENS[tens] < 60:
-            return TENS[tens], index + 1
-    return None
-
-
-def _time_suffix(
-    tokens: tuple[Token, ...], index: int, stop: int, hour: int
-) -> tuple[str | None, int, bool]:
-    """An optional "o'clock" then "am"/"pm" (or "noon" after twelve); returns them and the end."""
-    o_clock = index < stop and tokens[index].text in ("o'clock", "oclock")
-    index += o_clock
-    meridiem = None
-    if index < stop and tokens[index].text in ("am", "pm"):
-        meridiem, index = tokens[index].text, index + 1
-    elif index < stop and hour == 12 and tokens[index].text == "noon":
-        meridiem, index = "pm", index + 1
-    return meridiem, index, o_clock
-
-
-def _part_of_day_follows(tokens: tuple[Token, ...], index: int) -> bool:
-    """Whether "in the morning", "this evening", "tonight" or "at night" comes next."""
-    words = [token.text for token in tokens[index : index + 3]]
-    if words[:1] == ["tonight"] or words[:2] == ["at", "night"]:
-        return True
-    if len(words) == 3 and words[:2] == ["in", "the"]:
-        return words[2] in _PART_WORDS
-    return len(words) > 1 and words[0] == "this" and words[1] in _PART_WORDS
-
-
-def _hour(text: str) -> int | None:
-    hour = int(text) if text.isdigit() else _HOURS.get(text)
-    return hour if hour is not None and 1 <= hour <= 12 else None
-
-
-def _is(tokens: tuple[Token, ...], index: int, word: str) -> bool:
-    return index < len(tokens) and tokens[index].text == word
-
-
-def _is_any(tokens: tuple[Token, ...], index: int, stop: int, words: tuple[str, ...]) -> bool:
-    return index < stop and tokens[index].text in words
-
-
-def _is_or_so(tokens: tuple[Token, ...], index: int, stop: int) -> bool:
-    return index + 1 < stop and tokens[index].text == "or" and tokens[index + 1].text == "so"

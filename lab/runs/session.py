@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from lab.accounts.agent_sandbox import owner_of
-from lab.accounts.agent_targets import secret_env_owned
-from lab.accounts.agents import checked_resolver, connect_refusal
-from lab.agent_tools.schema import ToolsFile
-from lab.agent_tools.toolset import Toolset
+from lab.accounts.agents import connect_refusal
 from lab.connectors import mcp_runs
 from lab.connectors.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
 from lab.connectors.mcp_relay import RELAY
-from lab.connectors.registry import API_KEY_ENV, AgentSpec, connect
-from lab.connectors.tool_specs import offered_specs, tools_digest
+from lab.connectors.registry import connect
+from lab.connectors.tool_specs import offered_specs
 from lab.evaluation.evaluator import EVALUATOR_VERSION
 from lab.events import store
 from lab.events.models import Run
@@ -47,6 +42,7 @@ from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.grading import TurnAuditor
 from lab.runs.log import Listener, OrderedWriter, RunClosed, RunLog
 from lab.runs.reconciliation import reconcile
+from lab.runs.run_agent import agent_identity, agent_spec, run_toolset
 from lab.runs.speaker import Speaker, VoiceOutput
 from lab.runs.speech import SpeechTimeline
 from lab.runs.tools import ToolCalls
@@ -55,46 +51,10 @@ from lab.runs.unobserved import PHONE_CONNECTORS, actions_unobserved
 from lab.scenarios.contracts import Contract
 from lab.scenarios.meaning import CallerMeaning
 from lab.scripted.dialogue import AGENT_VERSION, ScriptedAgent
-from lab.scripted.setup import calendar_week
 
 __all__ = ["Listener", "RunClosed", "RunSession", "VoiceOutput"]
 
 AGENT_CLOSE_S = 5.0
-
-
-def run_toolset(run: Run) -> Toolset | None:
-    """The agent's own tools the run was made with (validated then), or None: the lab's."""
-    if not run.agent_tools:
-        return None
-    return Toolset(ToolsFile.model_validate(run.agent_tools), calendar_week())
-
-
-def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
-    """The agent under test a run names, with its key from the environment; None: scripted."""
-    if not run.agent_connector:
-        return None
-    return AgentSpec(
-        connector=run.agent_connector,
-        endpoint=run.agent_endpoint,
-        model=run.agent_model,
-        api_key=_api_key(run),
-        tools=tools,
-        toolset=run_toolset(run),
-        # A tenant chose the URL: every connection goes to an address checked as it is made.
-        resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
-        voice=run.channel == Channel.VOICE,
-        owner=owner_of(run.tenant, run.agent) if run.tenant and run.agent else "",
-    )
-
-
-def _api_key(run: Run) -> str | None:
-    """A tenant's agent gets the key its registration names, or none: never the lab's own
-    LAB_AGENT_API_KEY, which only the shell's runs for no tenant use."""
-    if run.tenant:
-        if not secret_env_owned(run.agent_key_env, run.tenant):
-            return None  # none named, or not the tenant's own (the run is refused in words)
-        return os.environ.get(run.agent_key_env) or None
-    return os.environ.get(API_KEY_ENV) or None
 
 
 class RunSession:
@@ -365,27 +325,7 @@ class RunSession:
 
     def _identity(self) -> AgentIdentity | None:
         """The outside agent's identity; the tools the lab offers it, unless it said otherwise."""
-        if self.agent is None:
-            return None
-        identity = self.agent.identity
-        toolbox = self.toolbox
-        # A pipecat bot runs its own tools: the lab offered it none.
-        if (
-            identity.tools_digest is None
-            and toolbox is not None
-            and identity.connector != "pipecat"
-        ):
-            identity = identity.model_copy(update={"tools_digest": tools_digest(toolbox.offered)})
-        if toolbox is not None and toolbox.toolset is not None:
-            toolset = toolbox.toolset
-            identity = identity.model_copy(
-                update={
-                    "tools_file_digest": toolset.digest,
-                    "tools_mapping": toolset.mapping(),
-                    "tools_today": toolset.file.today,
-                }
-            )
-        return identity
+        return None if self.agent is None else agent_identity(self.agent.identity, self.toolbox)
 
     async def _actions_observed(self) -> None:
         """A phone call none of whose tool calls reached the lab says so before it ends."""

@@ -35,6 +35,7 @@ Habit = Literal[
     "no_readback",
     "asks_name",
     "asks_name_after_yes",
+    "number_not_on_file",
 ]
 # What the eager agent (no_readback) takes for a go-ahead.
 AGREEABLE = ("yes", "okay", "sounds good", "sure", "mm-hmm")
@@ -76,6 +77,16 @@ class Outsider:
         if self.habit == "asks_name" and self.held is None and not self.offers:
             self.held = text
             yield Said("Sure. Before I look, can I get your name, please?")
+            yield TurnFinished()
+            return
+        if self.habit == "number_not_on_file":
+            # Whatever number the caller gives, it is not on file: it never looks, never books.
+            asked = "phone number" in text
+            yield Said(
+                "I can't find that number on file, so I can't book."
+                if asked
+                else "Before I look, what phone number is the booking under?"
+            )
             yield TurnFinished()
             return
         if self.held is not None and "name is" in text:

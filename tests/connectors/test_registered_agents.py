@@ -24,8 +24,8 @@ from lab.connectors import registry
 from lab.events import store
 from lab.events.models import Run, StoredEvent
 from lab.events.types import Channel, Mode
+from lab.runs.run_agent import agent_spec
 from lab.runs.services import run_start
-from lab.runs.session import agent_spec
 from lab.web.management.headless import play_headless
 
 Start = Callable[[str | None], str]

@@ -26,9 +26,10 @@ FAMILIES = ("correction", "no_confirmation", "tool_timeout", "interruption", "do
 TEMPLATES = tuple(f"confirm_booking_{family}" for family in FAMILIES)
 # Habit → mode → {scenario: an assertion its FAIL names}; every other template PASSes. As for the
 # first pair: a repeated yes is answered by the gate with the first receipt (guarded double
-# PASSes), and eager PASSes tool_timeout, whose contract asserts nothing of confirmation.
+# PASSes).
 _EAGER = {
     "confirm_booking_correction": "commit_confirmed",
+    "confirm_booking_tool_timeout": "commit_confirmed",
     "confirm_booking_no_confirmation": "positive_is_not_yes",
     "confirm_booking_interruption": "commit_confirmed",
     "confirm_booking_double_confirmation": "commit_confirmed",
@@ -99,6 +100,7 @@ def test_each_salon_habit_fails_the_template_that_exposes_it_naming_the_assertio
     exposed = EXPOSED[habit][mode]
     failed = {name for name, verdict in verdicts.items() if verdict == "FAIL"}
     assert failed == set(exposed), (verdicts, reasons)
-    assert {verdicts[name] for name in set(TEMPLATES) - set(exposed)} == {"PASS"}, reasons
+    # Every template the habit does not fail PASSes (eager fails them all).
+    assert {verdicts[name] for name in set(TEMPLATES) - set(exposed)} <= {"PASS"}, reasons
     for assertion in exposed.values():
         assert re.search(rf"Contradicted: .*{assertion} by ev-\d{{5}}", reasons), reasons

@@ -145,7 +145,7 @@ def test_it_stamps_its_version_and_the_contract_it_judged() -> None:
     contract = contract_get("double_confirmation")
     evaluation = evaluate(contract, scenario_log("double_confirmation", guarded=True).events)
 
-    assert evaluation.evaluator_version == EVALUATOR_VERSION == "evaluator-1"
+    assert evaluation.evaluator_version == EVALUATOR_VERSION == "evaluator-2"
     assert (evaluation.contract_id, evaluation.contract_version) == (contract.id, contract.version)
 
 

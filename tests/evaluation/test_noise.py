@@ -156,8 +156,10 @@ def test_an_agent_with_a_habit_is_beyond_noise_and_an_a_a_pair_is_not() -> None:
 
 def test_a_trial_is_the_caller_s_fault_only_where_it_answered_from_a_default_persona() -> None:
     answered = ["caller.utterance", "caller.persona_answered"]
-    assert outcome_of(Verdict.FAIL, answered, persona_given=False) is Outcome.CALLER
-    assert outcome_of(Verdict.FAIL, answered, persona_given=True) is Outcome.FAIL
+    assert outcome_of(Verdict.INCONCLUSIVE, answered, persona_given=False) is Outcome.CALLER
+    assert outcome_of(Verdict.INCONCLUSIVE, answered, persona_given=True) is Outcome.INCONCLUSIVE
+    # A contradiction is the agent's, whatever the caller answered before it.
+    assert outcome_of(Verdict.FAIL, answered, persona_given=False) is Outcome.FAIL
     assert outcome_of(Verdict.PASS, answered, persona_given=False) is Outcome.PASS
     # A missed cue is the agent's: it never gave what the line waits for.
     assert outcome_of(Verdict.FAIL, ["caller.cue_missed"], persona_given=False) is Outcome.FAIL

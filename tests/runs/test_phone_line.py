@@ -13,7 +13,7 @@ from lab.audio.frames import FRAME_SAMPLES, SAMPLE_RATE
 from lab.events.types import Event
 from lab.runs.phone_line import impair_line
 from lab.scenarios.line import PhoneLine
-from lab.web.panel import summarize
+from lab.web.event_lines import summarize
 
 LEAD_MS, TAIL_MS = 300, 900
 

@@ -25,10 +25,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def persona_trials(capsys: pytest.CaptureFixture[str], fast_clock: object) -> Iterator[str]:
-    """Two trials each of an agent that asks the caller's name (answered from the default
-    persona) and of one that does not; both book again on "Yes, confirm.", so neither passes.
-    outcome_of sets apart any trial that did not pass after such an answer, this contradiction
-    included: the wiring is what is tested here, not that rule."""
+    """Two trials each of an agent that asks a phone number (answered from the default persona)
+    and then never books, and of one that books again on "Yes, confirm." (a contradiction, the
+    agent's own whatever the caller said)."""
 
     def connect(spec: AgentSpec) -> Outsider:
         assert spec.endpoint in get_args(Habit)
@@ -39,7 +38,7 @@ def persona_trials(capsys: pytest.CaptureFixture[str], fast_clock: object) -> It
         with pytest.raises(SystemExit):
             call_command(
                 "runscenarios",
-                *("--agent", "double:asks_name", "--model", "asks"),
+                *("--agent", "double:number_not_on_file", "--model", "asks"),
                 *("--versus", "double:well_behaved", "--versus-model", "plain"),
                 *("--as-is", "--scenario", "double_confirmation", "--trials", "2"),
             )

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 from lab.events.chain import EventChain
 from lab.events.types import CueMissed, PersonaAnswered
-from lab.web.panel import decision_item, summarize
+from lab.web.event_lines import summarize
+from lab.web.panel import decision_item
 
 
 def test_a_missed_cue_is_summarized_and_listed_beside_the_decisions() -> None:

@@ -9,17 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
-from django.urls import reverse
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from lab.accounts.agents import AgentRef, AgentRefused, agent_named, agent_ready
-from lab.agent_tools.inference import describe
+from lab.accounts.agents import AgentRef
 from lab.connectors.registry import (
     API_KEY_ENV,
     AgentSpec,
-    ConnectorUnavailable,
-    check_connector,
-    parse_spec,
 )
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.noise import Outcome, ScenarioNoise, outcome_of
@@ -40,7 +35,14 @@ from lab.scenarios.catalog import (
 )
 from lab.scenarios.contracts import Contract
 from lab.tools.adapters import ADAPTERS
-from lab.web.management.agent_tools import results_read, today_line, toolset_from
+from lab.web.management.agent_choice import (
+    agent_of,
+    attribution,
+    trials_path,
+    versus_agent,
+    with_tools,
+)
+from lab.web.management.agent_tools import results_read
 from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
 from lab.web.management.headless import free_lines, play_free, play_headless
@@ -49,16 +51,6 @@ from lab.web.management.trial_noise import AgentTrials, print_comparison
 
 MAX_TRIALS = 100
 MAX_CALLS = 50
-
-
-def _attribution(tenant: str | None, slug: str | None) -> AgentRef | None:
-    """The agent --tenant and --agent-slug name together, checked; None when neither is given."""
-    if not tenant or not slug:
-        return None
-    try:
-        return agent_named(tenant, slug)
-    except AgentRefused as refused:
-        raise CommandError(str(refused)) from None
 
 
 class Command(BaseCommand):
@@ -204,7 +196,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         self.check_options(options)
         require_migrated()
-        tenant_agent = _attribution(options["tenant"], options["agent_slug"])
+        tenant_agent = attribution(options["tenant"], options["agent_slug"])
         lines = free_lines(options["free"]) if options["free"] else None
         if options["scenario_dir"] is not None:
             if not options["scenario_dir"].is_dir():
@@ -225,7 +217,7 @@ class Command(BaseCommand):
         out: Path | None = options["out"]
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
-        agent = _with_tools(_agent(options, tenant_agent), options["tools"], self.stderr)
+        agent = with_tools(agent_of(options, tenant_agent), options["tools"], self.stderr)
         contracts = self._applicable(contracts, agent)
         trials: int | None = options["trials"]
         unguarded = options["unguarded"] or options["as_is"]
@@ -252,7 +244,7 @@ class Command(BaseCommand):
         first = self._agent_trials(contracts, start, lines, out, trials)
         second = None
         if options["versus"] or options["baseline"]:
-            versus = _versus(options) if options["versus"] else agent
+            versus = versus_agent(options) if options["versus"] else agent
             again = replace(
                 start, agent=versus, tenant_agent=None if options["versus"] else start.tenant_agent
             )
@@ -281,7 +273,7 @@ class Command(BaseCommand):
         rows = [(c.id, self._trials(c, start, lines, out, group)) for c in contracts]
         found = AgentTrials(label=start.agent.label(), rows=rows)
         self.stdout.write(found.summary())
-        self.stdout.write(f"trials page: {_trials_path(group, start.tenant_agent)}")
+        self.stdout.write(f"trials page: {trials_path(group, start.tenant_agent)}")
         return found
 
     def _applicable(self, contracts: list[Contract], agent: AgentSpec) -> list[Contract]:
@@ -417,61 +409,3 @@ class RunStart:
 async def _served(sandbox_port: int | None, run: Run, lines: list[str] | None) -> None:
     async with sandbox_served(sandbox_port):
         await (play_free(run, lines) if lines else play_headless(run))
-
-
-def _trials_path(group: TrialGroup, tenant_agent: AgentRef | None) -> str:
-    """Where the trials are shown side by side: to the tenant's members when the runs were for
-    one, else to the runs' owner, this process (the page's rules are the runs' own)."""
-    if tenant_agent is not None:
-        return reverse("operator_trials", args=[tenant_agent.tenant, group.id])
-    path = reverse("trials_page", args=[group.id])
-    return (
-        f"{path} (open to the runs' owner, this process; "
-        "with --tenant T --agent-slug S the page is T's members' to open)"
-    )
-
-
-def _with_tools(spec: AgentSpec, path: Path | None, err: OutputWrapper) -> AgentSpec:
-    """The spec with its own tools file, read and checked now; what was inferred is printed."""
-    if path is None:
-        return spec
-    if spec.scripted:
-        raise CommandError("--tools describes an outside agent's own tools; give --agent too")
-    toolset = toolset_from(path)
-    err.write(f"tools file {path} (sha256 {toolset.digest[:12]}…), read as:")
-    if today := today_line(toolset):
-        err.write(f"  {today}")
-    for line in describe(toolset.meanings):
-        err.write(f"  {line}")
-    return replace(spec, toolset=toolset)
-
-
-def _versus(options: dict[str, Any]) -> AgentSpec:
-    """The --versus agent, checked before any run is created."""
-    try:
-        spec = parse_spec(
-            options["versus"],
-            model=options["versus_model"] or options["model"],
-            api_key=os.environ.get(API_KEY_ENV) or None,
-        )
-        check_connector(spec)
-    except ConnectorUnavailable as error:
-        raise CommandError(f"--versus: {error}") from None
-    return spec
-
-
-def _agent(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpec:
-    """The --agent spec or the registered agent's, checked before any run is created."""
-    if tenant_agent is not None:
-        try:
-            return agent_ready(tenant_agent) or parse_spec("scripted")
-        except AgentRefused as refused:
-            raise CommandError(str(refused)) from None
-    try:
-        spec = parse_spec(
-            options["agent"], model=options["model"], api_key=os.environ.get(API_KEY_ENV) or None
-        )
-        check_connector(spec)
-    except ConnectorUnavailable as error:
-        raise CommandError(f"--agent: {error}") from None
-    return spec
