@@ -167,3 +167,28 @@ def test_each_scripted_card_offers_the_repeat_count_and_the_free_call_does_not()
     offers = {card: 'name="repeat" value="1" min="1" max="20"' in body for card, body in cards}
     assert offers.pop("free") is False
     assert offers and all(offers.values())
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_repeats_keep_the_cards_gate_and_grounding_choices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    played: asyncio.Queue[Run] = asyncio.Queue()
+
+    async def record(run: Run, **kwargs: Any) -> None:
+        await played.put(run)
+
+    monkeypatch.setattr(trial_player, "play_headless", record)
+    form = {**FORM, "repeat": "2", "unguarded": "on", "ungrounded": "on"}
+    started = await AsyncClient().post("/runs/", form)
+    assert started.status_code == 302
+    group = await TrialGroup.objects.aget()
+    runs = [run async for run in Run.objects.filter(trial_group=group).order_by("trial_index")]
+    assert [(r.mode, r.ungrounded, r.channel) for r in runs] == [("unguarded", True, "typed")] * 2
+    in_order = [await asyncio.wait_for(played.get(), RUN_BOUND_S) for _ in runs]
+    assert [r.id for r in in_order] == [r.id for r in runs]
+
+
+@pytest.mark.django_db
+def test_the_start_endpoint_still_takes_only_a_post() -> None:
+    assert Client().get("/runs/").status_code == 405
