@@ -18,12 +18,42 @@ from lab.evaluation.noise import Outcome, ScenarioNoise, outcome_of, summary_fli
 from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
-from lab.runs.ownership import runs_owned
+from lab.events.types import Channel, Mode
+from lab.runs.ownership import owner_user_set, runs_owned
+from lab.runs.services import run_start
 from lab.scenarios.catalog import UnknownScenario, contract_get
 
 
 def trial_group_create(*, trials: int) -> TrialGroup:
     return TrialGroup.objects.create(trials=trials)
+
+
+def trial_runs_create(
+    *,
+    scenario_id: str,
+    trials: int,
+    mode: Mode,
+    ungrounded: bool,
+    owner_token: str,
+    user_id: int | None,
+) -> list[Run]:
+    """A group of K typed runs of the lab's own agent, all owned like a run the picker starts,
+    made before any plays so the trials page shows every trial from the start."""
+    group = trial_group_create(trials=trials)
+    runs = []
+    for index in range(1, trials + 1):
+        run = run_start(
+            scenario_id=scenario_id,
+            mode=mode,
+            channel=Channel.TYPED,
+            owner_token=owner_token,
+            ungrounded=ungrounded,
+            trial=(group, index),
+        )
+        if user_id is not None:
+            owner_user_set(run=run, user_id=user_id)
+        runs.append(run)
+    return runs
 
 
 @dataclass(frozen=True)
@@ -44,6 +74,11 @@ class TrialCell:
     @property
     def passed(self) -> bool:
         return self.evaluation is not None and self.evaluation.verdict is Verdict.PASS
+
+    @property
+    def pending(self) -> bool:
+        """Its run has not ended yet: still playing, or waiting its turn (or never played)."""
+        return self.run is not None and self.run.status != Run.Status.ENDED
 
 
 @dataclass(frozen=True)
@@ -81,6 +116,19 @@ class TrialTable:
     @property
     def flipped_count(self) -> int:
         return summary_flips([row.noise for row in self.rows])
+
+    @property
+    def finished_count(self) -> int:
+        """Trials no longer pending (a trial with no run to show is as finished as it gets)."""
+        return sum(not cell.pending for row in self.rows for cell in row.cells)
+
+    @property
+    def trial_count(self) -> int:
+        return sum(len(row.cells) for row in self.rows)
+
+    @property
+    def done(self) -> bool:
+        return self.finished_count == self.trial_count
 
 
 def trial_runs_owned(group_id: UUID, owner_token: str | None, user_id: int | None) -> list[Run]:

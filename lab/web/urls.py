@@ -39,6 +39,7 @@ urlpatterns = [
     ),
     path("share/<str:share>/report.json", views.shared_report_json, name="shared_report_json"),
     path("trials/<uuid:group_id>/", trial_views.trials_page, name="trials_page"),
+    path("trials/<uuid:group_id>/progress/", trial_views.trials_progress, name="trials_progress"),
     path("compare/", compare_views.compare_page, name="compare_page"),
     path("compare/report.json", compare_views.compare_report, name="compare_report"),
     path("scenarios/<str:scenario_id>.json", views.scenario_json, name="scenario_json"),

@@ -7,6 +7,7 @@ import json
 from typing import Any
 from uuid import UUID
 
+from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -28,12 +29,26 @@ from lab.runs.ownership import (
 from lab.runs.recording_files import recording_path
 from lab.runs.retrieval import tenant_constraints
 from lab.runs.services import run_start
-from lab.scenarios.catalog import UnknownScenario, all_contracts, contract_get, free_contract
+from lab.runs.trials import trial_runs_create
+from lab.scenarios.catalog import (
+    FREE_CALL_ID,
+    UnknownScenario,
+    all_contracts,
+    contract_get,
+    free_contract,
+)
 from lab.scenarios.contracts import Contract
 from lab.web import report_views
 from lab.web.access import owner_token_ensure, owner_token_of, run_for_request, user_id_for
 from lab.web.panel import TEMPLATE, panel_context
 from lab.web.playback import recording_context
+from lab.web.trial_player import (
+    MAX_REPEAT,
+    TrialsBusy,
+    trials_play,
+    trials_release,
+    trials_reserve,
+)
 
 
 class RunForm(BaseModel):
@@ -43,6 +58,20 @@ class RunForm(BaseModel):
     ungrounded: bool = False
     # tenant/agent the run is for; empty for a public run that writes into no tenant.
     agent: str = Field(default="", max_length=140)
+    # How many times to play it: 1 is a live run; more, a trial group played headless.
+    repeat: int = Field(default=1, ge=1, le=MAX_REPEAT)
+
+    def repeat_problem(self) -> str:
+        """Why a repeat this form asks for cannot be played headless ("" when it can)."""
+        if self.repeat == 1:
+            return ""
+        if self.scenario == FREE_CALL_ID:
+            return "the free call has no scripted caller to repeat it; play it once"
+        if self.channel is not Channel.TYPED:
+            return "repeated runs are typed; pick typed, or play it once"
+        if self.agent.strip():
+            return "repeated runs play the lab's own agent; pick nobody, or play it once"
+        return ""
 
 
 @require_safe
@@ -55,6 +84,8 @@ def _index_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     facts = tenant_constraints()
     return {
         "contracts": _picker_contracts(),
+        # The free call has no scripted caller, so nothing to repeat headless.
+        "free_call_id": FREE_CALL_ID,
         "agents": agents_runnable(request.user),
         "recent": [],
         "business": facts.business,
@@ -64,10 +95,30 @@ def _index_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
 
 
 @require_POST
-def run_create(request: HttpRequest) -> HttpResponse:
+async def run_create(request: HttpRequest) -> HttpResponse:
+    """One live run, or with repeat K > 1 a trial group of K headless runs played here."""
+    form = await sync_to_async(_run_form)(request)
+    if isinstance(form, HttpResponse):
+        return form
+    if form.repeat == 1:
+        return await sync_to_async(_run_once)(request, form)
+    try:
+        slot = trials_reserve()
+    except TrialsBusy as busy:
+        return await sync_to_async(_bad_request)(request, str(busy), status=429)
+    try:
+        runs = await sync_to_async(_trials_create)(request, form)
+    except BaseException:
+        trials_release(slot)
+        raise
+    trials_play(slot, runs, owner_token=owner_token_of(request) or "", host=request.get_host())
+    return redirect("trials_page", group_id=runs[0].trial_group_id)
+
+
+def _run_form(request: HttpRequest) -> RunForm | HttpResponse:
     fields = {
         key: request.POST[key]
-        for key in ("scenario", "mode", "channel", "agent")
+        for key in ("scenario", "mode", "channel", "agent", "repeat")
         if key in request.POST
     }
     if request.POST.get("unguarded") == "on":
@@ -81,6 +132,12 @@ def run_create(request: HttpRequest) -> HttpResponse:
         return _bad_request(request, f"The run could not start: {problems}.")
     except UnknownScenario as error:
         return _bad_request(request, str(error).capitalize() + ".")
+    if problem := form.repeat_problem():
+        return _bad_request(request, f"The run could not start: repeat: {problem}.")
+    return form
+
+
+def _run_once(request: HttpRequest, form: RunForm) -> HttpResponse:
     try:
         tenant_agent = agent_for_member(request.user, form.agent) if form.agent.strip() else None
         # A registered agent is tested as registered: its connector, URL, model and key.
@@ -100,6 +157,17 @@ def run_create(request: HttpRequest) -> HttpResponse:
     if user_id is not None:
         owner_user_set(run=run, user_id=user_id)
     return redirect("run_page", run_id=run.id)
+
+
+def _trials_create(request: HttpRequest, form: RunForm) -> list[Run]:
+    return trial_runs_create(
+        scenario_id=form.scenario,
+        trials=form.repeat,
+        mode=form.mode,
+        ungrounded=form.ungrounded,
+        owner_token=owner_token_ensure(request),
+        user_id=user_id_for(request),
+    )
 
 
 def _picker_contracts() -> list[Contract]:

@@ -25,15 +25,23 @@ RUN_TIMEOUT_S = 600
 WORK_DONE_S = 15.0
 
 
-async def play_headless(run: Run, *, owner_token: str | None = None) -> None:
+async def play_headless(
+    run: Run, *, owner_token: str | None = None, host: str = "127.0.0.1"
+) -> None:
     """Connect like the owner's browser, press "play", and wait for the final verdict fragment.
 
-    The run's owner defaults to this process's headless owner (lab.runs.services.run_start)."""
+    The run's owner defaults to this process's headless owner (lab.runs.services.run_start).
+    host is the one the socket says it reached (a server passes its request's, which
+    ALLOWED_HOSTS already admitted; loopback may not be among them)."""
     session = await database_sync_to_async(owner_session_new)(owner_token or headless_owner_token())
     communicator = WebsocketCommunicator(
         application,
         f"/ws/runs/{run.id}/",
-        headers=[(b"origin", b"http://127.0.0.1"), session_cookie(session)],
+        headers=[
+            (b"host", host.encode()),
+            (b"origin", f"http://{host}".encode()),
+            session_cookie(session),
+        ],
     )
     # Generous: many headless runs connecting at once queue behind each other's set-up.
     connected, _ = await communicator.connect(timeout=60)
