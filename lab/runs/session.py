@@ -20,7 +20,8 @@ from lab.accounts.agents import checked_resolver, connect_refusal
 from lab.agent_tools.schema import ToolsFile
 from lab.agent_tools.toolset import Toolset
 from lab.connectors import mcp_runs
-from lab.connectors.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
+from lab.connectors.interface import AgentIdentity, AgentUnderTest, CallNamed, SelfIdentifying
+from lab.connectors.live_calls import LiveCall, call_closed, call_opened
 from lab.connectors.mcp_relay import RELAY
 from lab.connectors.registry import API_KEY_ENV, AgentSpec, connect
 from lab.connectors.tool_specs import offered_specs, tools_digest
@@ -83,8 +84,13 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         # A tenant chose the URL: every connection goes to an address checked as it is made.
         resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
         voice=run.channel == Channel.VOICE,
-        owner=owner_of(run.tenant, run.agent) if run.tenant and run.agent else "",
+        owner=_owner(run),
     )
+
+
+def _owner(run: Run) -> str:
+    """The registered agent the run calls, "tenant/slug"; "" for none."""
+    return owner_of(run.tenant, run.agent) if run.tenant and run.agent else ""
 
 
 def _api_key(run: Run) -> str | None:
@@ -278,6 +284,15 @@ class RunSession:
         if self.toolbox is not None:
             mcp_runs.LIVE.open(str(self.run.id), self.toolbox)
             await RELAY.join(str(self.run.id))
+        if self.toolbox is not None and self.agent is not None:
+            # Its tool calls over HTTP find the run too (lab/web/sandbox_http.py), whatever wire
+            # the agent is reached on: a bot that runs its tools remotely points them there.
+            endpoint = self.agent.identity.endpoint or ""
+            call_opened(LiveCall(self._call_id(), endpoint, self.toolbox, _owner(self.run)))
+
+    def _call_id(self) -> str:
+        """The id the agent's sandbox calls name the run by: the one its wire told it, if any."""
+        return self.agent.call_id if isinstance(self.agent, CallNamed) else str(self.run.id)
 
     async def caller_says(
         self,
@@ -344,6 +359,7 @@ class RunSession:
         self.tools.cancel()
         if self.toolbox is not None:
             mcp_runs.LIVE.close(str(self.run.id), self.toolbox)
+            call_closed(self._call_id(), self.toolbox)
 
     async def end(self, *, reason_kind: EndKind, reason: str) -> None:
         if self.ended:
