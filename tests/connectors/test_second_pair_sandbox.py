@@ -121,3 +121,20 @@ def test_the_inventing_bike_bot_on_the_sandbox_fails_nothing_invented(
     verdicts, reasons = _run(capsys, bike_bot_on_sandbox("invent"), templates, TIMEOUT, mode=mode)
     assert verdicts == {TIMEOUT: "FAIL"}, reasons
     assert re.search(r"Contradicted: .*nothing_invented by ev-\d{5}", reasons), reasons
+
+
+@pytest.mark.parametrize(("mode", "verdict"), [("guarded", "PASS"), ("as-is", "FAIL")])
+def test_on_the_sandbox_the_gate_stands_in_front_of_the_bike_bots_repeated_hold(
+    bike_bot_on_sandbox: OnSandbox,
+    templates: Path,
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+    mode: str,
+    verdict: str,
+) -> None:
+    """On its own slots a repeated hold executes twice in both modes; on the sandbox the gate
+    answers the repeat with the first hold's receipt when guarded."""
+    double = "hold_service_slot_double_confirmation"
+    verdicts, reasons = _run(capsys, bike_bot_on_sandbox("double"), templates, double, mode=mode)
+    assert verdicts == {double: verdict}, reasons
+    assert ("executed_once" in reasons) is (verdict == "FAIL"), reasons
