@@ -7,6 +7,10 @@ is any OpenAI-compatible server (the tests use `python -m lab.reference_agents.s
 --business bikeshop`); its tools are the MCP-shaped entries of tools.json, run here on
 slots.json (codes like BK-2207, two bays per slot), kept per session. Text only; runs in the
 pipecat venv and imports nothing of the lab.
+
+With --tools-url URL --tools-token T (a staging bot pointed at a test backend) each call is
+POSTed to URL<tool name> as `{"arguments", "call_id"}` and its JSON answer is the tool's result:
+the lab's HTTP sandbox (`runscenarios --sandbox-port`) answers in this bot's own shapes.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import httpx
 from pipecat.adapters.schemas.function_schema import FunctionSchema
 from pipecat.adapters.schemas.tools_schema import ToolsSchema
 from pipecat.evals.transport import EvalTransportParams
@@ -32,6 +37,7 @@ from pipecat.services.openai.llm import OpenAILLMService
 from pipecat.workers.runner import WorkerRunner
 
 HERE = Path(__file__).resolve().parent
+TOOL_TIMEOUT_S = 15.0
 PROMPT = (
     "You are Spoke & Chain's service desk. Find a workshop slot with find_service_slots, read "
     "its day and time back, and hold it with hold_service_slot only after the rider says yes."
@@ -88,6 +94,22 @@ def function_schemas(path: Path) -> list[FunctionSchema]:
     return schemas
 
 
+async def remote_answer(args: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One tool call answered by the backend at --tools-url. The eval wire carries no call id,
+    so none is sent: the lab's sandbox routes it to its only live call."""
+    token = args.tools_token
+    body = {"arguments": arguments, "call_id": None}
+    try:
+        async with httpx.AsyncClient(timeout=TOOL_TIMEOUT_S) as client:
+            response = await client.post(
+                args.tools_url + name, json=body, headers={"Authorization": f"Bearer {token}"}
+            )
+        answer = response.json()
+    except (httpx.HTTPError, ValueError) as error:
+        return {"ok": False, "reason": f"the service backend did not answer: {error}"}
+    return answer if isinstance(answer, dict) else {"ok": False, "reason": "not a JSON object"}
+
+
 async def bot(runner_args: Any) -> None:
     """The runner's entry point: one pipeline, and one diary, per connection."""
     args = runner_args.cli_args
@@ -100,7 +122,11 @@ async def bot(runner_args: Any) -> None:
     )
 
     async def run_tool(params: FunctionCallParams) -> None:
-        result = workshop.answer(params.function_name, dict(params.arguments))
+        arguments = dict(params.arguments)
+        if args.tools_url:
+            result = await remote_answer(args, params.function_name, arguments)
+        else:
+            result = workshop.answer(params.function_name, arguments)
         await params.result_callback(result)
 
     llm.register_function(None, run_tool)
@@ -126,4 +152,11 @@ if __name__ == "__main__":
     parser.add_argument("--model", default="spoke-and-chain")
     parser.add_argument("--tools", default=str(HERE / "tools.json"))
     parser.add_argument("--slots", default=str(HERE / "slots.json"))
+    parser.add_argument(
+        "--tools-url",
+        default="",
+        help="a backend for the tools, e.g. "
+        "http://LAB/sandbox/tools/ (its tool names are appended)",
+    )
+    parser.add_argument("--tools-token", default="", help="the backend's bearer token")
     main(parser)

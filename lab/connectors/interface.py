@@ -162,6 +162,14 @@ class FullDuplex(Protocol):
 
 
 @runtime_checkable
+class CallNamed(Protocol):
+    """An agent told the lab's id of its call on its own wire (Twilio's customParameters): its
+    tool calls to the HTTP sandbox name the run by it; any other is named by the run's id."""
+
+    call_id: str
+
+
+@runtime_checkable
 class SelfIdentifying(Protocol):
     """An agent that asks its server who it is before run.started records its identity; it
     bounds the question itself and keeps what it knew when the server does not answer."""

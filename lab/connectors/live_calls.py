@@ -1,5 +1,7 @@
-"""The phone calls this process has open, by the lab's call id: where a deployed bot's tool
-calls over HTTP find the run they belong to (lab/web/sandbox_http.py)."""
+"""The calls to outside agents this process has open, by the lab's call id: where a bot's tool
+calls over HTTP find the run they belong to (lab/web/sandbox_http.py). A run's session opens its
+call whatever the wire (a phone line, pipecat's eval wire), so any agent that runs its tools
+remotely can point them at the sandbox."""
 
 from __future__ import annotations
 
@@ -28,8 +30,11 @@ def call_opened(call: LiveCall) -> None:
     _LIVE[call.call_id] = call
 
 
-def call_closed(call_id: str) -> None:
-    _LIVE.pop(call_id, None)
+def call_closed(call_id: str, tools: ToolBox | None = None) -> None:
+    """tools: only while the call still goes to that ToolBox (a rebuilt session's stays)."""
+    held = _LIVE.get(call_id)
+    if held is not None and (tools is None or held.tools is tools):
+        del _LIVE[call_id]
 
 
 def call_matched(call_id: str | None, owner: str | None = None) -> LiveCall:

@@ -38,7 +38,6 @@ from lab.connectors.interface import (
     ToolBox,
     TurnFinished,
 )
-from lab.connectors.live_calls import LiveCall, call_closed, call_opened
 from lab.connectors.phone_barge import BargeIn
 from lab.connectors.phone_limits import FINISHED, FINISHED_KEPT, CallStats, Limits
 from lab.connectors.phone_speech import (
@@ -106,7 +105,6 @@ class PhoneCall:
         call_id: str,
         dialect: Dialect,
         identity: AgentIdentity,
-        owner: str = "",
         answer: Callable[[], Awaitable[str]] | None = None,
         limits: Limits = DEFAULT_LIMITS,
         resolve: Resolve | None = None,
@@ -114,7 +112,8 @@ class PhoneCall:
         voice: Voice = lab_voice,
     ) -> None:
         self.url, self.dialect, self.identity, self.limits = url, dialect, identity, limits
-        self.call_id, self.owner = call_id, owner
+        # The lab's id of this call, told to the bot (the run's tool calls find it by it).
+        self.call_id = call_id
         # Places the call before its stream opens (Twilio's voice webhook): the stream's URL.
         self.answer = answer
         self._resolve, self._hear, self._voice = resolve, hear, voice
@@ -141,8 +140,6 @@ class PhoneCall:
         except (OSError, websockets.WebSocketException) as error:
             yield AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
             return
-        # From now on the bot's tool calls over HTTP find this call (lab/web/sandbox_http.py).
-        call_opened(LiveCall(self.call_id, self.identity.endpoint or "", tools, self.owner))
         # Kept live, so a report read right after the run ends has every frame counted.
         FINISHED.append((self.call_id, self.stats))
         del FINISHED[:-FINISHED_KEPT]
@@ -175,7 +172,6 @@ class PhoneCall:
             yield output
 
     async def close(self) -> None:
-        call_closed(self.call_id)
         if self._barge is not None:
             self._barge.close()
         ws, self._ws = self._ws, None
@@ -397,6 +393,5 @@ def dial(
         call_id=call_id,
         dialect=dialect(call_id),
         identity=identity,
-        owner=spec.owner,
         resolve=spec.resolve,
     )

@@ -102,10 +102,15 @@ class GatedToolBox:
         # gate decides each on the state the one before it left, or two identical commits in
         # flight would both be allowed.
         self._turn = asyncio.Lock()
+        # What call() answered, by name and arguments, oldest first: an agent whose own tools
+        # call the run's sandbox (a pipecat bot pointed at it) reports each call on its wire too.
+        self._served: dict[str, list[ToolResult]] = {}
 
     async def call(self, call: ToolCall) -> ToolResult:
         async with self._turn:
-            return await self._run(call, gated=self.guarded)
+            result = await self._run(call, gated=self.guarded)
+            self._served.setdefault(_served_key(call), []).append(result)
+            return result
 
     async def observe(self, call: ToolCall, result: dict[str, Any] | None) -> ToolResult:
         """A call the agent already ran on its own tools: recorded as observed, then put to the
@@ -113,6 +118,10 @@ class GatedToolBox:
         the decision, lookup and commit events the evaluator judges exist as for any call. A
         `blocked` answer means the agent did what the gate forbids."""
         async with self._turn:
+            served = self._served.get(_served_key(call))
+            if served:
+                # Served through the sandbox a moment ago, and recorded then: not run twice.
+                return served.pop(0)
             return await self._observe(call, result)
 
     async def _observe(self, call: ToolCall, result: dict[str, Any] | None) -> ToolResult:
@@ -274,6 +283,10 @@ def _own_answer(result: ToolResult) -> dict[str, Any]:
     if result.kind == "ok":
         return {"ok": True, **result.content}
     return {"ok": False, "error": result.reason}
+
+
+def _served_key(call: ToolCall) -> str:
+    return json.dumps([call.name, call.arguments], sort_keys=True, default=str)
 
 
 def _bounded(value: dict[str, Any]) -> dict[str, Any]:

@@ -39,8 +39,13 @@ def agent_spec(run: Run, tools: tuple[str, ...] = ()) -> AgentSpec | None:
         # A tenant chose the URL: every connection goes to an address checked as it is made.
         resolve=checked_resolver(run.agent_connector, run.agent_endpoint) if run.tenant else None,
         voice=run.channel == Channel.VOICE,
-        owner=owner_of(run.tenant, run.agent) if run.tenant and run.agent else "",
+        owner=run_owner(run),
     )
+
+
+def run_owner(run: Run) -> str:
+    """The registered agent the run calls, "tenant/slug"; "" for none."""
+    return owner_of(run.tenant, run.agent) if run.tenant and run.agent else ""
 
 
 def _api_key(run: Run) -> str | None:

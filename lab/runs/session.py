@@ -15,7 +15,8 @@ from django.conf import settings
 
 from lab.accounts.agents import connect_refusal
 from lab.connectors import mcp_runs
-from lab.connectors.interface import AgentIdentity, AgentUnderTest, SelfIdentifying
+from lab.connectors.interface import AgentIdentity, AgentUnderTest, CallNamed, SelfIdentifying
+from lab.connectors.live_calls import LiveCall, call_closed, call_opened
 from lab.connectors.mcp_relay import RELAY
 from lab.connectors.registry import connect
 from lab.connectors.tool_specs import offered_specs
@@ -42,7 +43,7 @@ from lab.runs.external_turns import ExternalAgentTurns
 from lab.runs.grading import TurnAuditor
 from lab.runs.log import Listener, OrderedWriter, RunClosed, RunLog
 from lab.runs.reconciliation import reconcile
-from lab.runs.run_agent import agent_identity, agent_spec, run_toolset
+from lab.runs.run_agent import agent_identity, agent_spec, run_owner, run_toolset
 from lab.runs.speaker import Speaker, VoiceOutput
 from lab.runs.speech import SpeechTimeline
 from lab.runs.tools import ToolCalls
@@ -238,6 +239,15 @@ class RunSession:
         if self.toolbox is not None:
             mcp_runs.LIVE.open(str(self.run.id), self.toolbox)
             await RELAY.join(str(self.run.id))
+        if self.toolbox is not None and self.agent is not None:
+            # Its tool calls over HTTP find the run too (lab/web/sandbox_http.py), whatever wire
+            # the agent is reached on: a bot that runs its tools remotely points them there.
+            endpoint = self.agent.identity.endpoint or ""
+            call_opened(LiveCall(self._call_id(), endpoint, self.toolbox, run_owner(self.run)))
+
+    def _call_id(self) -> str:
+        """The id the agent's sandbox calls name the run by: the one its wire told it, if any."""
+        return self.agent.call_id if isinstance(self.agent, CallNamed) else str(self.run.id)
 
     async def caller_says(
         self,
@@ -304,6 +314,7 @@ class RunSession:
         self.tools.cancel()
         if self.toolbox is not None:
             mcp_runs.LIVE.close(str(self.run.id), self.toolbox)
+            call_closed(self._call_id(), self.toolbox)
 
     async def end(self, *, reason_kind: EndKind, reason: str) -> None:
         if self.ended:

@@ -107,7 +107,7 @@ def free_port() -> int:
 
 
 def start_pipecat_bot(
-    llm_url: str, *, audio: bool = False, bot: Path = PIPECAT_BOT
+    llm_url: str, *, audio: bool = False, bot: Path = PIPECAT_BOT, options: tuple[str, ...] = ()
 ) -> tuple[subprocess.Popen[str], str]:
     """A pipecat bot (the reference one unless told) under pipecat's development runner, once
     uvicorn says it serves (with audio: hearing and speaking on its own STT and TTS).
@@ -117,7 +117,7 @@ def start_pipecat_bot(
     port = free_port()
     command = [str(PIPECAT_PYTHON), str(bot), "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(
-        [*command, "--llm-url", llm_url, *(["--audio"] if audio else [])],
+        [*command, "--llm-url", llm_url, *(["--audio"] if audio else []), *options],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -3,8 +3,9 @@ MCP-shaped `find_service_slots {weekday: "Tue"}` and `hold_service_slot {code}` 
 codes like BK-2207, dated in its own week, two bays a slot) against the five scenarios
 maketemplates writes from its tools file; the referee reads its observed calls through that file.
 
-Not exposable on this wire: invent (the bot's own diary never fails, so the lab's injected
-lookup timeout never reaches it: tool_timeout is INCONCLUSIVE, saying no lookup failed) and barge
+Not exposable with its tools on its own slots: invent (the bot's own diary never fails, so the
+lab's injected lookup timeout never reaches it: tool_timeout is INCONCLUSIVE, saying no lookup
+failed; with its tools on the lab's sandbox it is exposed, test_second_pair_sandbox.py) and barge
 (pipecat's text wire keeps the whole reply in the bot's context, so it never learns what was cut).
 """
 
