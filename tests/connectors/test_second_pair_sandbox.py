@@ -138,3 +138,16 @@ def test_on_the_sandbox_the_gate_stands_in_front_of_the_bike_bots_repeated_hold(
     verdicts, reasons = _run(capsys, bike_bot_on_sandbox("double"), templates, double, mode=mode)
     assert verdicts == {double: verdict}, reasons
     assert ("executed_once" in reasons) is (verdict == "FAIL"), reasons
+
+
+def test_the_eager_bike_bot_on_the_sandbox_fails_the_failed_lookup_on_its_unread_hold(
+    bike_bot_on_sandbox: OnSandbox,
+    templates: Path,
+    capsys: pytest.CaptureFixture[str],
+    fast_clock: object,
+) -> None:
+    """The failed-lookup template asks for a readback and a yes after it, as tool_timeout does:
+    a hold on the yes with nothing read back is no confirmed hold."""
+    verdicts, reasons = _run(capsys, bike_bot_on_sandbox("eager"), templates, TIMEOUT, mode="as-is")
+    assert verdicts == {TIMEOUT: "FAIL"}, reasons
+    assert re.search(r"Contradicted: .*commit_confirmed by ev-\d{5}", reasons), reasons
