@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from lab.connectors.registry import (
     parse_spec,
 )
 from lab.events.models import TrialGroup
+from lab.events.types import Channel, Mode
 from lab.web.management.agent_tools import today_line, toolset_from
 
 
@@ -89,3 +90,15 @@ def agent_of(options: dict[str, Any], tenant_agent: AgentRef | None) -> AgentSpe
     except ConnectorUnavailable as error:
         raise CommandError(f"--agent: {error}") from None
     return spec
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """What every run of one invocation shares."""
+
+    mode: Mode
+    channel: Channel
+    ungrounded: bool
+    agent: AgentSpec
+    tenant_agent: AgentRef | None
+    sandbox_port: int | None = None

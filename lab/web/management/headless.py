@@ -19,6 +19,7 @@ from lab.scenarios.catalog import free_contract
 from lab.scenarios.contracts import CallerLine
 from lab.web.access import owner_session_new, session_cookie
 from lab.web.live import REGISTRY
+from lab.web.management.sandbox_serving import sandbox_served
 
 RUN_TIMEOUT_S = 600
 # The agent's close is bounded by the session (AGENT_CLOSE_S); this only bounds the wait on it.
@@ -103,3 +104,9 @@ def free_lines(path: Path) -> list[str]:
                 f"--free {path}: line {number} is longer than 300 characters"
             ) from None
     return lines
+
+
+async def play_served(sandbox_port: int | None, run: Run, lines: list[str] | None) -> None:
+    """Play the run (its free lines, else its scenario) with the sandbox served on the port."""
+    async with sandbox_served(sandbox_port):
+        await (play_free(run, lines) if lines else play_headless(run))

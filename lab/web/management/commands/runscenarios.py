@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from lab.accounts.agents import AgentRef
 from lab.connectors.registry import (
     API_KEY_ENV,
     AgentSpec,
@@ -36,6 +35,7 @@ from lab.scenarios.catalog import (
 from lab.scenarios.contracts import Contract
 from lab.tools.adapters import ADAPTERS
 from lab.web.management.agent_choice import (
+    RunStart,
     agent_of,
     attribution,
     trials_path,
@@ -45,8 +45,7 @@ from lab.web.management.agent_choice import (
 from lab.web.management.agent_tools import results_read
 from lab.web.management.concurrent_calls import measured, play_together
 from lab.web.management.database import require_migrated
-from lab.web.management.headless import free_lines, play_free, play_headless
-from lab.web.management.sandbox_serving import sandbox_served
+from lab.web.management.headless import free_lines, play_headless, play_served
 from lab.web.management.trial_noise import AgentTrials, print_comparison
 
 MAX_TRIALS = 100
@@ -315,7 +314,7 @@ class Command(BaseCommand):
             tenant_agent=start.tenant_agent,
             trial=trial,
         )
-        asyncio.run(_served(start.sandbox_port, run, lines))
+        asyncio.run(play_served(start.sandbox_port, run, lines))
         for line in results_read(store.run_events(run)):
             self.stderr.write(f"  inferred in {contract.id}: {line}")
         return run
@@ -392,20 +391,3 @@ class Command(BaseCommand):
         noise = ScenarioNoise(tuple(outcomes))
         self.stdout.write(f"{contract.id} {noise.label()}")
         return noise
-
-
-@dataclass(frozen=True)
-class RunStart:
-    """What every run of one invocation shares."""
-
-    mode: Mode
-    channel: Channel
-    ungrounded: bool
-    agent: AgentSpec
-    tenant_agent: AgentRef | None
-    sandbox_port: int | None = None
-
-
-async def _served(sandbox_port: int | None, run: Run, lines: list[str] | None) -> None:
-    async with sandbox_served(sandbox_port):
-        await (play_free(run, lines) if lines else play_headless(run))
