@@ -12,11 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from lab.scenarios.catalog import SCENARIO_DIRS_ENV
 from tests.conftest import ROOT
-from tests.connectors.verdicts import scenario_verdicts
+from tests.connectors.verdicts import MODES, scenario_verdicts, templates_written
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,7 +46,6 @@ EXPOSED: dict[str, dict[str, dict[str, str]]] = {
     "invent": _both({"confirm_booking_tool_timeout": "nothing_invented"}),
     "barge": _both({"confirm_booking_interruption": "interrupted_proposal_expired"}),
 }
-MODES = {"guarded": (), "as-is": ("--as-is",)}
 
 
 @pytest.fixture(autouse=True)
@@ -59,8 +57,7 @@ def _no_leftover_folders(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The five scenarios maketemplates writes for the salon's tools file, unedited."""
-    out = tmp_path_factory.mktemp("salon-scenarios")
-    call_command("maketemplates", "--tools", TOOLS, "--out", str(out), "--force")
+    out = templates_written(tmp_path_factory.mktemp("salon-scenarios"), TOOLS)
     assert sorted(path.stem for path in out.glob("*.json")) == sorted(TEMPLATES)
     return out
 

@@ -16,12 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from lab.scenarios.catalog import SCENARIO_DIRS_ENV
 from tests.conftest import ROOT
 from tests.connectors.conftest import needs_pipecat
-from tests.connectors.verdicts import scenario_verdicts
+from tests.connectors.verdicts import MODES, scenario_verdicts, templates_written
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
@@ -47,7 +46,6 @@ EXPOSED = {
     # The shop's second bay takes a repeated hold: it executes twice.
     "double": {"hold_service_slot_double_confirmation": "executed_once"},
 }
-MODES = {"guarded": (), "as-is": ("--as-is",)}
 
 
 @pytest.fixture(autouse=True)
@@ -58,9 +56,7 @@ def _no_leftover_folders(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("bike-scenarios")
-    call_command("maketemplates", "--tools", TOOLS, "--out", str(out), "--force")
-    return out
+    return templates_written(tmp_path_factory.mktemp("bike-scenarios"), TOOLS)
 
 
 def _run(

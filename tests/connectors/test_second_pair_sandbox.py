@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from lab.events.models import Run, StoredEvent
 from lab.scenarios.catalog import SCENARIO_DIRS_ENV
@@ -27,7 +26,7 @@ from tests.connectors.conftest import (
     start_pipecat_bot,
     stop,
 )
-from tests.connectors.verdicts import scenario_verdicts
+from tests.connectors.verdicts import MODES, scenario_verdicts, templates_written
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
@@ -36,7 +35,6 @@ TOOLS = str(ROOT / "agents" / "bike_shop" / "tools.json")
 TOKEN = "bike-sandbox-token"
 TIMEOUT = "hold_service_slot_tool_timeout"
 CORRECTION = "hold_service_slot_correction"
-MODES = {"guarded": (), "as-is": ("--as-is",)}
 
 
 @pytest.fixture(autouse=True)
@@ -47,9 +45,7 @@ def _no_leftover_folders(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("bike-scenarios")
-    call_command("maketemplates", "--tools", TOOLS, "--out", str(out), "--force")
-    return out
+    return templates_written(tmp_path_factory.mktemp("bike-scenarios"), TOOLS)
 
 
 @pytest.fixture

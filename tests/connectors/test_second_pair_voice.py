@@ -9,11 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from lab.scenarios.catalog import SCENARIO_DIRS_ENV
 from tests.conftest import ROOT
-from tests.connectors.verdicts import scenario_verdicts
+from tests.connectors.verdicts import scenario_verdicts, templates_written
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
@@ -24,8 +23,7 @@ TOOLS = str(ROOT / "agents" / "salon" / "tools.json")
 @pytest.fixture
 def templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(SCENARIO_DIRS_ENV, "")
-    call_command("maketemplates", "--tools", TOOLS, "--out", str(tmp_path), "--force")
-    return tmp_path
+    return templates_written(tmp_path, TOOLS)
 
 
 def _verdicts(

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.conftest import ROOT
-from tests.connectors.verdicts import scenario_verdicts
+from tests.connectors.verdicts import MODES, scenario_verdicts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,7 +49,6 @@ EXPOSED: dict[str, dict[str, dict[str, str]]] = {
         "as-is": {"interruption": "interrupted_proposal_expired"},
     },
 }
-MODES = {"guarded": (), "as-is": ("--as-is",)}
 
 
 def _run(capsys: pytest.CaptureFixture[str], url: str, mode: str) -> tuple[dict[str, str], str]:

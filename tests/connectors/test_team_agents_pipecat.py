@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.connectors.conftest import needs_pipecat
-from tests.connectors.verdicts import scenario_verdicts
+from tests.connectors.verdicts import MODES, scenario_verdicts
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pipecat, needs_pipecat]
 
@@ -35,7 +35,6 @@ EXPOSED = {
 }
 # A repeated yes makes the double habit call schedule_visit again, and the clinic's own diary
 # refuses the taken opening: an attempt after an explicit yes to its readback, executed once.
-MODES = {"guarded": (), "as-is": ("--as-is",)}
 
 
 def _run(capsys: pytest.CaptureFixture[str], url: str, mode: str) -> tuple[dict[str, str], str]:

@@ -1,6 +1,9 @@
-"""Each scenario's verdict as `runscenarios` prints it, for the connector tests."""
+"""Each scenario's verdict as `runscenarios` prints it, for the connector tests, and the modes and
+template folders those tests play."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -17,3 +20,13 @@ def scenario_verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[d
     captured = capsys.readouterr()
     found = dict(line.split()[:2] for line in captured.out.splitlines() if line.strip())
     return found, captured.err
+
+
+# A habit's two modes, as runscenarios' arguments.
+MODES = {"guarded": (), "as-is": ("--as-is",)}
+
+
+def templates_written(out: Path, tools: str) -> Path:
+    """The five scenarios maketemplates writes into out for a tools file, unedited."""
+    call_command("maketemplates", "--tools", tools, "--out", str(out), "--force")
+    return out
