@@ -11,6 +11,7 @@ LAB_TWILIO_AUTH_TOKEN when the call is placed, never stored. The answer must be 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -24,7 +25,8 @@ from lab.connectors.pinning import Resolve, pinned_transport
 
 TOKEN_ENV = "LAB_TWILIO_AUTH_TOKEN"
 MAX_TWIML_BYTES = 64 * 1024
-_TIMEOUT_S = 10.0
+# The whole exchange, not the wait between two bytes: a webhook that trickles its TwiML is cut.
+DEADLINE_S = 10.0
 
 
 class WebhookRefused(Exception):
@@ -96,17 +98,24 @@ async def answer_call(
     headers = {"X-Twilio-Signature": twilio_signature(auth_token, url, params)}
     transport = pinned_transport(resolve) if resolve is not None else None
     async with httpx.AsyncClient(
-        transport=transport, timeout=_TIMEOUT_S, follow_redirects=False, trust_env=False
+        transport=transport, timeout=DEADLINE_S, follow_redirects=False, trust_env=False
     ) as client:
         try:
-            async with client.stream("POST", url, data=params, headers=headers) as response:
-                body = b""
+            async with (
+                asyncio.timeout(DEADLINE_S),
+                client.stream("POST", url, data=params, headers=headers) as response,
+            ):
+                body = bytearray()
                 async for chunk in response.aiter_bytes():
                     body += chunk
                     if len(body) > MAX_TWIML_BYTES:
                         raise WebhookRefused(f"the webhook's TwiML ran past {MAX_TWIML_BYTES} B")
         except httpx.HTTPError as error:
             raise WebhookRefused(f"the voice webhook at {url} did not answer: {error}") from None
+        except TimeoutError:
+            raise WebhookRefused(
+                f"the voice webhook at {url} did not answer in full within {DEADLINE_S:g} s"
+            ) from None
     if response.status_code != 200:
         raise WebhookRefused(f"the voice webhook answered HTTP {response.status_code}, not 200")
     return stream_of(body.decode("utf-8", errors="replace"))

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -16,6 +18,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from lab.connectors import twilio_webhook
 from lab.connectors.interface import AgentFault, Said, TurnFinished
 from lab.connectors.registry import AgentSpec
 from lab.connectors.twilio_media import CALL_PARAMETER, connect
@@ -37,8 +40,9 @@ def twilio_valid(url: str, params: dict[str, str], signature: str) -> bool:
 class Webhook:
     """A bot's voice webhook on loopback: it answers `twiml` once the signature checks out."""
 
-    def __init__(self, twiml: str, status: int = 200) -> None:
-        self.twiml, self.status = twiml, status
+    def __init__(self, twiml: str, status: int = 200, *, trickle_s: float = 0.0) -> None:
+        self.twiml, self.status, self.trickle_s = twiml, status, trickle_s
+        self.written = threading.Event()  # the whole answer went out
         self.posted: list[tuple[dict[str, str], bool]] = []
         hook = self
 
@@ -53,7 +57,17 @@ class Webhook:
                 self.send_response(status)
                 self.send_header("Content-Type", "text/xml")
                 self.end_headers()
-                self.wfile.write(hook.twiml.encode() if status == 200 else b"no")
+                answer = hook.twiml.encode() if status == 200 else b"no"
+                # A trickling webhook sends its answer a byte at a time, each well within a
+                # read timeout: only a deadline over the whole exchange cuts it.
+                for piece in (
+                    [answer[i : i + 1] for i in range(len(answer))] if hook.trickle_s else [answer]
+                ):
+                    with contextlib.suppress(OSError):
+                        self.wfile.write(piece)
+                        self.wfile.flush()
+                    time.sleep(hook.trickle_s)
+                hook.written.set()
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -122,6 +136,20 @@ async def test_an_answer_that_leads_to_no_stream_is_a_recorded_end(
         await agent.close()
     [fault] = outputs
     assert isinstance(fault, AgentFault) and fault.kind == "http_error" and words in fault.reason
+
+
+async def test_a_webhook_that_trickles_its_twiml_is_cut_at_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(twilio_webhook, "DEADLINE_S", 0.5)
+    with Webhook(_twiml("ws://127.0.0.1:9/media"), trickle_s=0.05) as hook:
+        agent = _call(hook.url)
+        [fault] = [o async for o in agent.greet(None)]  # type: ignore[arg-type]
+        await agent.close()
+        # The lab gave up while the answer was still coming, a byte at a time.
+        assert not hook.written.is_set()
+    assert isinstance(fault, AgentFault) and fault.kind == "http_error"
+    assert "did not answer in full within 0.5 s" in fault.reason
 
 
 async def test_a_wrong_auth_token_is_refused_by_the_bot_and_said(
