@@ -100,14 +100,23 @@ class LineMeasured:
     payload: PhoneLatency | PhoneBargeIn
 
 
+def _no_answer() -> float | None:
+    return None
+
+
 @dataclass(frozen=True)
 class PlannedBargeIn:
     """A caller line the scenario says cuts into the agent's next readback, into_ms after it
-    starts; is_readback says whether what the agent has said so far reads as one."""
+    starts; is_readback says whether what the agent has said so far reads as one.
+
+    answered_s: when (on the event loop's monotonic clock) the agent's latest lookup answered with
+    options, None before any: the agent speaks its readback only after that answer reaches it.
+    """
 
     text: str
     into_ms: int
     is_readback: Callable[[str], bool]
+    answered_s: Callable[[], float | None] = _no_answer
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,13 @@
 """A caller line streamed over the bot's readback, at the scenario's point in the bot's audio.
 
-While a barge-in is planned, the lab listens to each stretch of the bot's speech as it plays (a
-recognition every CHECK_EVERY_S of it) until what the bot has said reads as a readback. The
-caller's line then goes on the line once into_ms of the readback's own audio has played (gaps a
+While a barge-in is planned, the lab waits for the bot's readback. The first stretch of the bot's
+speech that starts after one of its lookups answered with options (at the lab's sandbox) is
+taken as the readback at once: the bot can only read back what the answer gave it, and on a busy
+CPU recognizing the stretch takes longer than saying it. Otherwise the lab listens to each
+stretch as it plays (a recognition every CHECK_EVERY_S of it) until what the bot has said reads
+as a readback. Either way the verdict rests on the words heard afterwards, not on the cue: a
+line cut into a stretch that was no readback proves nothing, and the evaluator says so. The
+caller's line goes on the line once into_ms of the readback's own audio has played (gaps a
 stuttering bot left on the line not counted), or at once where recognizing took longer (recorded
 as late_ms). What the bot did about it (its `clear`, or its audio running on) is measured on the
 line's playback clock, never on arrival times.
@@ -43,8 +48,16 @@ def _ms(seconds: float) -> int:
 class BargeIn:
     """One planned barge-in: when it goes on the line, and what it measured there."""
 
-    def __init__(self, plan: PlannedBargeIn, pcm: bytes, hear: Callable[[bytes], Awaitable[str]]):
+    def __init__(
+        self,
+        plan: PlannedBargeIn,
+        pcm: bytes,
+        hear: Callable[[bytes], Awaitable[str]],
+        *,
+        planned_s: float,
+    ):
         self.plan = plan
+        self.planned_s = planned_s
         self.pcm = voiced_part(pcm)
         self._hear = hear
         self._listened: Stretch | None = None
@@ -83,6 +96,9 @@ class BargeIn:
             self._listened, self._checked_s = stretch, 0.0
         if stretch is None:
             return
+        if self._after_answer(stretch):
+            self.target = stretch
+            return
         if self._check is not None:
             if not self._check.done():
                 return
@@ -94,6 +110,12 @@ class BargeIn:
         if played_s >= max(CHECK_FIRST_S, self._checked_s + CHECK_EVERY_S):
             self._checked_s = played_s
             self._check = asyncio.ensure_future(self._hear(bytes(stretch.pcm[: _bytes(played_s)])))
+
+    def _after_answer(self, stretch: Stretch) -> bool:
+        """Whether stretch began after a lookup that answered since the plan (a filler the bot
+        began while its lookup ran is not the readback)."""
+        answered_s = self.plan.answered_s()
+        return answered_s is not None and self.planned_s < answered_s <= stretch.started_s
 
     def measured(self, stretch: Stretch) -> PhoneBargeIn | None:
         """The barge-in's timing once the stretch it cut into is over; None for any other."""

@@ -150,7 +150,10 @@ class PhoneCall:
         """The next readback gets plan's line streamed over it (its voice made now, ahead)."""
         if self._barge is not None:
             self._barge.close()
-        self._barge = BargeIn(plan, await self._voice(plan.text), self._hear_line)
+        planned_s = self._now()
+        self._barge = BargeIn(
+            plan, await self._voice(plan.text), self._hear_line, planned_s=planned_s
+        )
 
     async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         if self._ws is None:

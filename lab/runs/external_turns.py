@@ -44,6 +44,7 @@ from lab.events.types import (
     GateDecision,
     GateRequest,
     IntentRevised,
+    LookupSucceeded,
     Mode,
     Operation,
     Outcome,
@@ -126,6 +127,9 @@ class ExternalAgentTurns:
         self._retrieval: str | None = None
         # The agent.interrupted events already handed to the agent as its turns' cuts.
         self._cuts_told: set[str] = set()
+        # When the agent's latest lookup answered with options (the loop's clock): a live line
+        # takes the bot's next speech after it as its readback (lab/connectors/phone_barge.py).
+        self._answered_s: float | None = None
 
     async def react(self, event: Event) -> None:
         # The gate folds every event in both modes: as-is it decides nothing, but the expiries a
@@ -134,6 +138,8 @@ class ExternalAgentTurns:
         for reaction in self.gate.reactions(event):
             await self.record(reaction)
         self.referee.observe(event)
+        if isinstance(event.payload, LookupSucceeded) and event.payload.options:
+            self._answered_s = asyncio.get_running_loop().time()
 
     async def greet(self) -> None:
         async with self.lock:
@@ -188,7 +194,12 @@ class ExternalAgentTurns:
         if not isinstance(self.outside, FullDuplex):
             return False
         await self.outside.plan_barge_in(
-            PlannedBargeIn(text, into_ms, lambda said: self.referee.readback(said) is not None)
+            PlannedBargeIn(
+                text,
+                into_ms,
+                lambda said: self.referee.readback(said) is not None,
+                answered_s=lambda: self._answered_s,
+            )
         )
         return True
 

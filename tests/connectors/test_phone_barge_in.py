@@ -146,3 +146,54 @@ async def test_a_reply_with_no_readback_leaves_the_line_for_its_turn() -> None:
     )
     said = next(o for o in first if isinstance(o, Said))
     assert said.audio is not None and len(said.audio) // 32 >= READBACK_S * 1000 - 100
+
+
+async def _cue_call(url: str, answered_after_plan_s: float | None) -> list[AgentOutput]:
+    """A call whose recognizer never reads a readback; the lab's lookup answered this long after
+    the barge-in was planned (None: before it was)."""
+    agent = PhoneCall(
+        url=url,
+        call_id="call-1",
+        dialect=TwilioDialect("call-1"),
+        identity=connect(AgentSpec("twilio", url)).identity,
+        limits=FAST,
+        hear=hears_length,
+        voice=_voice,
+    )
+    tools = FixtureToolBox()
+    [o async for o in agent.greet(tools)]
+    loop = asyncio.get_running_loop()
+    answered: list[float | None] = [loop.time()]
+    await agent.plan_barge_in(
+        PlannedBargeIn("wait, no", INTO_MS, lambda said: False, answered_s=lambda: answered[0])
+    )
+    if answered_after_plan_s is not None:
+        answered[0] = loop.time() + answered_after_plan_s
+    first = [o async for o in agent.hear(CallerTurn("hi", "ev-00001", audio=CALLER), tools)]
+    await agent.close()
+    return first
+
+
+async def test_the_bots_first_speech_after_its_lookup_answered_is_cut_unrecognized() -> None:
+    # A CPU too busy to recognize the readback while it plays: the stretch the bot began after
+    # its lookup answered is its readback all the same, cut at the scenario's point.
+    async with bot(reads_back) as (url, heard):
+        first = await asyncio.wait_for(_cue_call(url, 0.0), timeout=30)
+    [when] = [m["ms"] for m in heard if m["event"] == "bot-heard-the-caller-at"]
+    assert INTO_MS - 40 <= when <= INTO_MS + 300, when
+    [cut] = [o.payload for o in first if isinstance(o, LineMeasured)][1:]
+    assert isinstance(cut, PhoneBargeIn) and cut.cleared, cut
+
+
+async def test_speech_begun_before_the_lookup_answered_or_an_answer_before_the_plan_is_no_cue() -> (
+    None
+):
+    # The answer came only after the bot had begun speaking (a "let me check" filler), or came
+    # before the barge-in was planned: neither makes the bot's speech the readback.
+    for answered_after_plan_s in (60.0, None):
+        async with bot(reads_back) as (url, heard):
+            first = await asyncio.wait_for(_cue_call(url, answered_after_plan_s), timeout=30)
+        assert not [m for m in heard if m["event"] == "bot-heard-the-caller-at"]
+        assert not any(
+            isinstance(o, LineMeasured) and isinstance(o.payload, PhoneBargeIn) for o in first
+        )

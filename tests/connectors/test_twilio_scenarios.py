@@ -49,13 +49,15 @@ HABITS = {
 PhoneBot = Callable[..., tuple[str, int]]
 
 
-def start_phone_bot(llm_url: str, sandbox_port: int | None) -> tuple[subprocess.Popen[str], str]:
-    """The phone bot on a free port, once uvicorn serves; its tools on the sandbox, or its own."""
+def start_phone_bot(
+    llm_url: str, sandbox_port: int | None, *, bot: Path = PHONE_BOT, token: str = TOKEN
+) -> tuple[subprocess.Popen[str], str]:
+    """A phone bot on a free port, once uvicorn serves; its tools on the sandbox, or its own."""
     port = free_port()
-    command = [str(PIPECAT_PYTHON), str(PHONE_BOT), "--port", str(port), "--llm-url", llm_url]
+    command = [str(PIPECAT_PYTHON), str(bot), "--port", str(port), "--llm-url", llm_url]
     if sandbox_port is not None:
         tools_url = f"http://127.0.0.1:{sandbox_port}/sandbox/tools/"
-        command += ["--tools-url", tools_url, "--tools-token", TOKEN]
+        command += ["--tools-url", tools_url, "--tools-token", token]
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -108,23 +110,7 @@ def test_the_correct_bot_passes_over_the_phone(
     assert found == dict.fromkeys(SCENARIOS, "PASS"), reasons
 
 
-# The barge-in goes out over the bot's readback once the lab recognizes the readback as it plays
-# (lab/connectors/phone_barge.py). On a machine whose recognizer takes longer than the readback
-# lasts (4-15 s per decode at a load of 8 on 2 cores), the readback is over before it is
-# recognized, the bot is never cut, and its habit goes unseen.
-_RECOGNIZED_IN_TIME = pytest.mark.xfail(
-    reason="the readback must be recognized while it plays; a loaded CPU recognizes it too late",
-    strict=False,
-)
-
-
-@pytest.mark.parametrize(
-    "habit",
-    [
-        pytest.param(habit, marks=_RECOGNIZED_IN_TIME) if habit == "keep-after-interrupt" else habit
-        for habit in sorted(HABITS)
-    ],
-)
+@pytest.mark.parametrize("habit", sorted(HABITS))
 def test_each_habit_fails_the_scenario_that_exposes_it_over_the_phone(
     phone_bot: PhoneBot, capsys: pytest.CaptureFixture[str], habit: str
 ) -> None:
