@@ -94,11 +94,13 @@ def function_schemas(path: Path) -> list[FunctionSchema]:
     return schemas
 
 
-async def remote_answer(args: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+async def remote_answer(
+    args: Any, name: str, arguments: dict[str, Any], *, call_id: str | None = None
+) -> dict[str, Any]:
     """One tool call answered by the backend at --tools-url. The eval wire carries no call id,
-    so none is sent: the lab's sandbox routes it to its only live call."""
+    so none is sent there: the lab's sandbox routes it to its only live call."""
     token = args.tools_token
-    body = {"arguments": arguments, "call_id": None}
+    body = {"arguments": arguments, "call_id": call_id}
     try:
         async with httpx.AsyncClient(timeout=TOOL_TIMEOUT_S) as client:
             response = await client.post(
