@@ -1,16 +1,17 @@
 """A caller line streamed over the bot's readback, at the scenario's point in the bot's audio.
 
-While a barge-in is planned, the lab waits for the bot's readback. The first stretch of the bot's
-speech that starts after one of its lookups answered with options (at the lab's sandbox) is
-taken as the readback at once: the bot can only read back what the answer gave it, and on a busy
-CPU recognizing the stretch takes longer than saying it. Otherwise the lab listens to each
-stretch as it plays (a recognition every CHECK_EVERY_S of it) until what the bot has said reads
-as a readback. Either way the verdict rests on the words heard afterwards, not on the cue: a
-line cut into a stretch that was no readback proves nothing, and the evaluator says so. The
-caller's line goes on the line once into_ms of the readback's own audio has played (gaps a
-stuttering bot left on the line not counted), or at once where recognizing took longer (recorded
-as late_ms). What the bot did about it (its `clear`, or its audio running on) is measured on the
-line's playback clock, never on arrival times.
+While a barge-in is planned, the lab listens to each stretch of the bot's speech as it plays (a
+recognition every CHECK_EVERY_S of it) until what the bot has said reads as a readback. On a busy
+CPU a recognition can take longer than the readback lasts, so a stretch that began after one of
+the bot's lookups answered with options (at the lab's sandbox: the bot can only read back what
+an answer gave it) is taken as the readback once CUE_GRACE_S more than into_ms of it has played
+unrecognized: the grace lets a filler said ahead of the readback ("one moment while I check")
+pass first. Either way the verdict rests on the words heard afterwards, not on the cue: a line cut
+into a stretch that read as no readback proves nothing, and the evaluator says so. The caller's
+line goes on the line once into_ms of the readback's own audio has played (gaps a stuttering bot
+left on the line not counted), or at once where recognizing took longer (recorded as late_ms).
+What the bot did about it (its `clear`, or its audio running on) is measured on the line's
+playback clock, never on arrival times.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from lab.events.phone_events import PhoneBargeIn
 # this much more has (one recognition at a time: on a loaded CPU each takes seconds).
 CHECK_FIRST_S = 0.6
 CHECK_EVERY_S = 0.25
+# How much longer than into_ms a stretch begun after a lookup's answer plays before it is taken as
+# the readback unrecognized: a bot's short filler and the first words of its offer fit in it.
+CUE_GRACE_S = 1.5
 _PIECE = RATE // 50 * 2  # 20 ms of PCM16
 
 
@@ -88,6 +92,8 @@ class BargeIn:
         played_s = _audio_played_s(stretch, now_s)
         self.spoken = played_s >= self.into_s
         self.spoken_into_s = played_s
+        if self.spoken:
+            self.plan.on_spoken()
         return self.spoken
 
     def _listen(self, stretch: Stretch | None, now_s: float) -> None:
@@ -96,7 +102,8 @@ class BargeIn:
             self._listened, self._checked_s = stretch, 0.0
         if stretch is None:
             return
-        if self._after_answer(stretch):
+        cued_s = self.into_s + CUE_GRACE_S
+        if self._after_answer(stretch) and _audio_played_s(stretch, now_s) >= cued_s:
             self.target = stretch
             return
         if self._check is not None:
