@@ -104,6 +104,10 @@ def _no_answer() -> float | None:
     return None
 
 
+def _unheard() -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class PlannedBargeIn:
     """A caller line the scenario says cuts into the agent's next readback, into_ms after it
@@ -111,12 +115,14 @@ class PlannedBargeIn:
 
     answered_s: when (on the event loop's monotonic clock) the agent's latest lookup answered with
     options, None before any: the agent speaks its readback only after that answer reaches it.
+    on_spoken: called once the line goes out, ahead of the lab's log recording it.
     """
 
     text: str
     into_ms: int
     is_readback: Callable[[str], bool]
     answered_s: Callable[[], float | None] = _no_answer
+    on_spoken: Callable[[], None] = _unheard
 
 
 @dataclass(frozen=True)

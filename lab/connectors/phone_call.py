@@ -150,10 +150,8 @@ class PhoneCall:
         """The next readback gets plan's line streamed over it (its voice made now, ahead)."""
         if self._barge is not None:
             self._barge.close()
-        planned_s = self._now()
-        self._barge = BargeIn(
-            plan, await self._voice(plan.text), self._hear_line, planned_s=planned_s
-        )
+        planned_s, pcm = self._now(), await self._voice(plan.text)
+        self._barge = BargeIn(plan, pcm, self._hear_line, planned_s=planned_s)
 
     async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
         if self._ws is None:
@@ -289,6 +287,7 @@ class PhoneCall:
     async def _reply(self, *, first_s: float, required: bool) -> AsyncIterator[AgentOutput]:
         """The bot's speech until the line has been quiet turn_quiet_s after it."""
         start = self._now()
+        turn_sent_s = self._caller_sent_s  # a barge-in during this reply moves it on
         heard_any = False
         while True:
             await asyncio.sleep(FRAME_S)
@@ -306,7 +305,7 @@ class PhoneCall:
             if stretch is not None:
                 if not heard_any:
                     heard_any = True
-                    latency = self._latency(stretch)
+                    latency = self._latency(stretch, turn_sent_s)
                     if latency is not None:
                         yield LineMeasured(latency)
                 said = await self._heard_meanwhile(stretch)
@@ -356,10 +355,10 @@ class PhoneCall:
         finally:
             hearing.cancel()
 
-    def _latency(self, stretch: Stretch) -> PhoneLatency | None:
-        if not self._caller_sent_s:
+    def _latency(self, stretch: Stretch, turn_sent_s: float) -> PhoneLatency | None:
+        if not turn_sent_s:
             return None
-        latency_ms = round((stretch.started_s - self._caller_sent_s) * 1000)
+        latency_ms = round((stretch.started_s - turn_sent_s) * 1000)
         self.stats.latencies_ms.append(latency_ms)
         return PhoneLatency(latency_ms=latency_ms)
 

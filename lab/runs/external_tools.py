@@ -74,9 +74,12 @@ class GatedToolBox:
         referee: Referee,
         counters: RunCounters,
         toolset: Toolset | None = None,
+        settled: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        """toolset: the agent's own tools (its tools file); None offers the lab's own."""
+        """toolset: the agent's own tools (its tools file); None offers the lab's own. settled:
+        awaited before each call, until the log holds what the caller has said on a live line."""
         self.run = run
+        self._settled = settled
         self.guarded = run.mode == Mode.GUARDED
         self.record = record
         self.events = events
@@ -107,6 +110,8 @@ class GatedToolBox:
         self._served: dict[str, list[ToolResult]] = {}
 
     async def call(self, call: ToolCall) -> ToolResult:
+        if self._settled is not None:
+            await self._settled()
         async with self._turn:
             result = await self._run(call, gated=self.guarded)
             self._served.setdefault(_served_key(call), []).append(result)

@@ -75,6 +75,9 @@ _MAX_SAY_CHARS = 2000
 # say; each is an event, graded and shown, so a reply that never ends must not flood the log.
 MAX_TURN_SENTENCES = 100
 _CLOSE_S = 2.0
+# How long a live line's tool call waits for the log to record the caller's barge-in; under the
+# reference bots' own tool timeouts (10-15 s).
+CATCH_UP_S = 8.0
 
 
 class ExternalAgentTurns:
@@ -119,6 +122,7 @@ class ExternalAgentTurns:
             referee=self.referee,
             counters=counters,
             toolset=toolset,
+            settled=self._log_caught_up,
         )
         self.lock = asyncio.Lock()
         # The offer (purpose, proposal id) the agent's current turn has read back, if any.
@@ -130,6 +134,11 @@ class ExternalAgentTurns:
         # When the agent's latest lookup answered with options (the loop's clock): a live line
         # takes the bot's next speech after it as its readback (lab/connectors/phone_barge.py).
         self._answered_s: float | None = None
+        # Set while a barge-in has gone out on a live line and the scripted caller has not yet
+        # reached it in the log: the bot may already act on the words, and the gate must decide
+        # its calls on the revision they make, not the one before.
+        self._caught_up = asyncio.Event()
+        self._caught_up.set()
 
     async def react(self, event: Event) -> None:
         # The gate folds every event in both modes: as-is it decides nothing, but the expiries a
@@ -173,6 +182,7 @@ class ExternalAgentTurns:
             understood = await self.record(read)
             assert isinstance(understood.payload, CallerUnderstood)
             await self._revise(understood.payload, understood.id)
+            self._caught_up.set()
             retrieval = await self._retrieve(understood.payload, understood.id, text)
             window = retrieval.payload if retrieval is not None else None
             self._retrieval = retrieval.id if retrieval is not None else None
@@ -199,9 +209,17 @@ class ExternalAgentTurns:
                 into_ms,
                 lambda said: self.referee.readback(said) is not None,
                 answered_s=lambda: self._answered_s,
+                on_spoken=self._caught_up.clear,
             )
         )
         return True
+
+    async def _log_caught_up(self) -> None:
+        """Until the log holds a barge-in the live line already carried (bounded: a bot's own
+        tool call gives up within seconds, and an unrecorded line is then decided on as it is)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CATCH_UP_S):
+                await self._caught_up.wait()
 
     async def _retrieve(
         self, understood: CallerUnderstood, understood_id: str, text: str

@@ -74,6 +74,9 @@ def test_the_desk_by_phone_is_judged_on_the_readback_the_caller_cut_into(
         *("--agent", f"twilio:{url}", "--tools", TOOLS, "--scenarios", str(templates)),
         *("--sandbox-port", str(port), "--scenario", INTERRUPTION, *MODES[mode]),
     )
+    # What was said and done, for a failure to show.
+    told = StoredEvent.objects.filter(type__regex=r"^(agent|caller)\.utterance$|^gate\.|^tool\.")
+    reasons += "".join(f"\n{e.type}: {e.payload}" for e in told.order_by("seq"))
     # The caller cut into the readback on the line, and the desk stopped its audio.
     [barge_in] = StoredEvent.objects.filter(type="phone.barge_in")
     assert barge_in.payload["cleared"], barge_in.payload

@@ -119,8 +119,8 @@ def test_each_habit_fails_the_scenario_that_exposes_it_over_the_phone(
     found, reasons = scenario_verdicts(capsys, *_over_the_phone(url, port, scenario), "--as-is")
     assert found == {scenario: "FAIL"}, reasons
     assert assertion in reasons
-    latencies = StoredEvent.objects.filter(type="phone.latency")
-    assert latencies and all(e.payload["latency_ms"] > 0 for e in latencies)
+    latencies = [e.payload["latency_ms"] for e in StoredEvent.objects.filter(type="phone.latency")]
+    assert latencies and all(latency > 0 for latency in latencies), latencies
     if scenario == "interruption":
         # The bot heard the caller over its readback and stopped: the cut is measured.
         [barge_in] = StoredEvent.objects.filter(type="phone.barge_in")

@@ -6,7 +6,15 @@ from collections.abc import AsyncIterator
 import pytest
 from channels.db import database_sync_to_async
 
-from lab.connectors.interface import AgentOutput, CallerTurn, Said, ToolBox, ToolCall, TurnFinished
+from lab.connectors.interface import (
+    AgentOutput,
+    CallerTurn,
+    PlannedBargeIn,
+    Said,
+    ToolBox,
+    ToolCall,
+    TurnFinished,
+)
 from lab.events.types import Channel, GateDecision, Mode, ToolCallInvalid
 from lab.runs.external_tools import GatedToolBox
 from lab.runs.services import run_start
@@ -120,3 +128,55 @@ async def test_two_identical_commits_in_flight_are_decided_one_after_the_other_e
         executed = ToolExecution.objects.filter(run=session.run).count
         assert await database_sync_to_async(executed)() == 1
         await session.end(reason_kind="completed", reason="test")
+
+
+class _OnALine(_Offers):
+    """An agent on a live line: it keeps the barge-in the lab plans, to play it out itself."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plans: list[PlannedBargeIn] = []
+
+    async def plan_barge_in(self, plan: PlannedBargeIn) -> None:
+        self.plans.append(plan)
+
+    async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        if self.plans and turn.text == self.plans[0].text:
+            # Heard on the line as it went out, and acted on then (the test makes that call).
+            yield TurnFinished()
+            return
+        async for output in super().hear(turn, tools):
+            yield output
+
+
+async def test_a_bots_call_waits_for_the_log_to_hold_the_barge_in_its_line_already_carried(
+    fast_clock,
+):
+    """A barge-in goes out on a live line before the scripted caller reaches it in the log; the
+    bot acts on the words at once. Its lookup is decided on the revision they make, not refused
+    as a repeat of the one before."""
+    run = await database_sync_to_async(run_start)(
+        scenario_id="correction", mode=Mode.GUARDED, channel=Channel.TYPED
+    )
+    agent = _OnALine()
+    session = RunSession(run=run, contract=contract_get("correction"), agent=agent)
+    await session.start()
+    assert await session.turns.plan_barge_in("No, Friday morning instead.", 1200)
+    await session.caller_says("I'd like Thursday afternoon, please.")
+    await session.wait_idle()
+    [plan] = agent.plans
+    plan.on_spoken()  # the line is out on the wire; the log does not have it yet
+    friday = ToolCall("c9", "check_availability", {"day": "friday", "part_of_day": "morning"})
+    lookup = asyncio.ensure_future(toolbox(session).call(friday))
+    await asyncio.sleep(0.2)
+    assert not lookup.done()
+    await session.caller_says("No, Friday morning instead.")
+    result = await asyncio.wait_for(lookup, timeout=5)
+    assert result.kind == "ok", result
+    [decision] = [
+        e.payload
+        for e in session.events
+        if isinstance(e.payload, GateDecision) and e.payload.request.args.get("day") == "friday"
+    ]
+    assert decision.outcome == "allow" and decision.request.revision == 2, decision
+    await session.end(reason_kind="completed", reason="test")
