@@ -68,6 +68,10 @@ class BargeIn:
         self._checked_s = 0.0
         self._check: asyncio.Future[str] | None = None
         self.target: Stretch | None = None
+        # The bot's speech since its lookup answered, in the stretches before the current one,
+        # and how much of it preceded the target (counted into its point).
+        self._cued_before_s = 0.0
+        self._offset_s = 0.0
         self.spoken = False
         self.into_s = plan.into_ms / 1000
         self.spoken_into_s = 0.0  # how much of the readback had played when it went out
@@ -87,9 +91,9 @@ class BargeIn:
             return False
         if self.target is not stretch:
             # The readback ended (the line went quiet after it) before its point came.
-            self.target = None
+            self.target, self._offset_s = None, 0.0
             return False
-        played_s = _audio_played_s(stretch, now_s)
+        played_s = self._offset_s + _audio_played_s(stretch, now_s)
         self.spoken = played_s >= self.into_s
         self.spoken_into_s = played_s
         if self.spoken:
@@ -98,13 +102,17 @@ class BargeIn:
 
     def _listen(self, stretch: Stretch | None, now_s: float) -> None:
         if stretch is not self._listened:
+            if self._listened is not None and self._after_answer(self._listened):
+                # A bot starved of CPU leaves gaps that split its readback into stretches: the
+                # cue counts all it said since the answer.
+                self._cued_before_s += len(self._listened.sent) / BYTES_PER_SECOND
             self.close()
             self._listened, self._checked_s = stretch, 0.0
         if stretch is None:
             return
-        cued_s = self.into_s + CUE_GRACE_S
-        if self._after_answer(stretch) and _audio_played_s(stretch, now_s) >= cued_s:
-            self.target = stretch
+        cued_s = self._cued_before_s + _audio_played_s(stretch, now_s)
+        if self._after_answer(stretch) and cued_s >= self.into_s + CUE_GRACE_S:
+            self.target, self._offset_s = stretch, self._cued_before_s
             return
         if self._check is not None:
             if not self._check.done():

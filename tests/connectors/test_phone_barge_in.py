@@ -42,9 +42,12 @@ def _loud(message: dict[str, Any]) -> bool:
     return int(np.abs(ulaw_decode(codes).astype(np.int32)).max()) > 1000
 
 
-async def reads_back(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+async def reads_back(
+    ws: ServerConnection, heard: list[dict[str, Any]], stutter_at_s: float | None = None
+) -> None:
     """Reads back for 3 s at real-time pace; the caller's voice over it stops it with `clear`
-    (its position in the readback, in ms of its own audio, goes in heard); then answers."""
+    (its position in the readback, in ms of its own audio, goes in heard); then answers. With
+    stutter_at_s, a starved bot's 0.4 s gap falls there (longer than FAST's stretch gap)."""
     sid = await opening(ws, heard)
     await caller_turn(ws, heard)
     played_ms: list[int] = []
@@ -63,6 +66,8 @@ async def reads_back(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
         await ws.send(media(sid, piece))
         played_ms.append(20)
         await asyncio.sleep(0.02)
+        if stutter_at_s is not None and len(played_ms) == round(stutter_at_s * 50):
+            await asyncio.sleep(0.4)
     await listening
     await ws.send(json.dumps({"event": "clear", "streamSid": sid}))
     heard.append({"event": "bot-heard-the-caller-at", "ms": sum(played_ms)})
@@ -151,7 +156,7 @@ async def test_a_reply_with_no_readback_leaves_the_line_for_its_turn() -> None:
     assert said.audio is not None and len(said.audio) // 32 >= READBACK_S * 1000 - 100
 
 
-async def _cue_call(url: str, answered_after_plan_s: float | None) -> list[AgentOutput]:
+async def _cue_call(url: str, answered_after_plan_s: float | None = 0.0) -> list[AgentOutput]:
     """A call whose recognizer never reads a readback; the lab's lookup answered this long after
     the barge-in was planned (None: before it was)."""
     agent = PhoneCall(
@@ -203,3 +208,19 @@ async def test_speech_begun_before_the_lookup_answered_or_an_answer_before_the_p
         assert not any(
             isinstance(o, LineMeasured) and isinstance(o.payload, PhoneBargeIn) for o in first
         )
+
+
+async def test_a_readback_a_starved_bot_split_in_two_is_cut_at_its_point_all_the_same() -> None:
+    # The gap ends the first stretch 1 s in; the cue counts the bot's speech since the answer
+    # across both, so the line still goes out at the same point of the readback's own audio.
+    async def stutters(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:
+        await reads_back(ws, heard, stutter_at_s=1.0)
+
+    async with bot(stutters) as (url, heard):
+        first = await asyncio.wait_for(_cue_call(url), timeout=30)
+    [when] = [m["ms"] for m in heard if m["event"] == "bot-heard-the-caller-at"]
+    cued_ms = INTO_MS + CUE_GRACE_S * 1000
+    assert cued_ms - 40 <= when <= cued_ms + 300, when
+    [cut] = [o.payload for o in first if isinstance(o, LineMeasured)][1:]
+    assert isinstance(cut, PhoneBargeIn) and cut.cleared, cut
+    assert abs(cut.into_ms - cued_ms) <= 300, cut

@@ -125,7 +125,8 @@ def test_each_habit_fails_the_scenario_that_exposes_it_over_the_phone(
         # The bot heard the caller over its readback and stopped: the cut is measured.
         [barge_in] = StoredEvent.objects.filter(type="phone.barge_in")
         assert barge_in.payload["cleared"], barge_in.payload
-        assert 0 < barge_in.payload["response_ms"] < 3000, barge_in.payload
+        # How soon it stopped is the bot's own figure (a starved bot took 20 s at load 15).
+        assert barge_in.payload["response_ms"] > 0, barge_in.payload
 
 
 def test_a_bot_whose_tools_are_not_at_the_lab_is_inconclusive_and_says_so(
