@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from lab.connectors import ulaw_wire as ulaw
+
 ENCODING = "audio/x-mulaw"
 SAMPLE_RATE = 8000
 
@@ -73,15 +75,11 @@ class Dtmf(_Message):
     dtmf: DtmfBody
 
 
-class MarkBody(_Message):
-    name: str
-
-
 class MarkPlayed(_Message):
     event: Literal["mark"] = "mark"
     sequenceNumber: str
     streamSid: str
-    mark: MarkBody
+    mark: ulaw.MarkBody
 
 
 class StopBody(_Message):
@@ -96,30 +94,20 @@ class Stop(_Message):
     stop: StopBody
 
 
-# What the bot sends.
+# What the bot sends: the shared messages, each naming its stream.
 
 
-class BotPayload(_Message):
-    payload: str
-
-
-class BotMedia(_Message):
-    event: Literal["media"]
+class BotMedia(ulaw.BotMedia):
     streamSid: str
-    media: BotPayload
 
 
-class BotMark(_Message):
-    event: Literal["mark"]
+class BotMark(ulaw.BotMark):
     streamSid: str
-    mark: MarkBody
 
 
-class BotClear(_Message):
-    event: Literal["clear"]
+class BotClear(ulaw.BotClear):
     streamSid: str
 
 
 BotMessage = Annotated[BotMedia | BotMark | BotClear, Field(discriminator="event")]
 BOT_MESSAGE: TypeAdapter[BotMessage] = TypeAdapter(BotMessage)
-BOT_EVENTS = ("media", "mark", "clear")
