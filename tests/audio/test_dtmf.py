@@ -8,8 +8,11 @@ import pytest
 
 from lab.audio import impairments as imp
 from lab.audio.dtmf import KeypadListener
-from lab.audio.frames import FRAME_SAMPLES, SAMPLE_RATE
-from tests.audio.speechlike import speechlike
+from lab.audio.frames import FRAME_SAMPLES, SAMPLE_RATE, split_frames
+from lab.audio.vad import Endpointer, SpeechEnd, VadConfig
+from lab.runs.phone_line import impair_line
+from lab.scenarios.line import PhoneLine
+from tests.audio.speechlike import pcm, speechlike
 
 
 def heard(audio: np.ndarray) -> list[tuple[int, str]]:
@@ -48,3 +51,18 @@ def test_speech_and_single_tones_press_nothing() -> None:
     assert heard(speechlike(5.0, seed=3, level=8000)) == []
     for hz in (697.0, 1336.0, 1000.0):
         assert heard(np.sin(2 * np.pi * hz * t) * 8000) == []
+
+
+def test_presses_stay_in_the_turn_the_labs_endpointer_hands_a_phone_bot() -> None:
+    # A voice run sends a phone bot the caller's segment as the lab's VAD cut it (webrtcvad,
+    # the default): the tones start it, so the presses reach the bot's wire with the words.
+    phone = PhoneLine.model_validate(
+        {"seed": 1, "impairments": [{"kind": "keypad", "digits": "42"}]}
+    )
+    words = pcm(speechlike(1.5, seed=2))
+    line = impair_line(phone, 0, words, lead_ms=300, tail_ms=900)
+    endpointer = Endpointer(VadConfig(engine="webrtcvad", speech_clock=False))
+    events = [event for frame in split_frames(line.pcm) for event in endpointer.push(frame)]
+    [turn] = [event for event in events if isinstance(event, SpeechEnd)]
+    segment = np.frombuffer(turn.pcm, dtype=np.int16)
+    assert "".join(key for _, key in heard(segment)) == "42"
