@@ -73,7 +73,7 @@ class TwilioDialect:
         )
         sent: list[str | bytes] = [media.model_dump_json()]
         if pressed is not None:
-            # Numbered in order with the media: the press ended before this chunk's audio.
+            # In order with the media: after the first chunk the press's tones no longer fill.
             dtmf = wire.Dtmf(
                 sequenceNumber=self._next(),
                 streamSid=self.stream_sid,
