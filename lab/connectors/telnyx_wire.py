@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from lab.connectors import ulaw_wire as ulaw
 from lab.connectors.twilio_wire import InboundMedia
@@ -20,17 +20,13 @@ ENCODING = "PCMU"
 SAMPLE_RATE = 8000
 
 
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class MediaFormat(_Message):
+class MediaFormat(ulaw.WireMessage):
     encoding: str = ENCODING
     sample_rate: int = SAMPLE_RATE
     channels: int = 1
 
 
-class StartBody(_Message):
+class StartBody(ulaw.WireMessage):
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
     user_id: str
@@ -44,30 +40,30 @@ class StartBody(_Message):
     media_format: MediaFormat = MediaFormat()
 
 
-class Start(_Message):
+class Start(ulaw.WireMessage):
     event: Literal["start"] = "start"
     sequence_number: str
     stream_id: str
     start: StartBody
 
 
-class Connected(_Message):
+class Connected(ulaw.WireMessage):
     event: Literal["connected"] = "connected"
     version: str = "1.0.0"
 
 
-class Media(_Message):
+class Media(ulaw.WireMessage):
     event: Literal["media"] = "media"
     sequence_number: str
     stream_id: str
     media: InboundMedia
 
 
-class DtmfBody(_Message):
+class DtmfBody(ulaw.WireMessage):
     digit: str
 
 
-class Dtmf(_Message):
+class Dtmf(ulaw.WireMessage):
     event: Literal["dtmf"] = "dtmf"
     sequence_number: str
     stream_id: str
@@ -76,19 +72,19 @@ class Dtmf(_Message):
     dtmf: DtmfBody
 
 
-class MarkPlayed(_Message):
+class MarkPlayed(ulaw.WireMessage):
     event: Literal["mark"] = "mark"
     sequence_number: str
     stream_id: str
     mark: ulaw.MarkBody
 
 
-class StopBody(_Message):
+class StopBody(ulaw.WireMessage):
     user_id: str
     call_control_id: str
 
 
-class Stop(_Message):
+class Stop(ulaw.WireMessage):
     event: Literal["stop"] = "stop"
     sequence_number: str
     stream_id: str

@@ -29,29 +29,31 @@ T = TypeVar("T")
 BOT_EVENTS = ("media", "mark", "clear")
 
 
-class _Message(BaseModel):
+class WireMessage(BaseModel):
+    """A phone wire's message: fields the lab does not read are ignored, as the network does."""
+
     model_config = ConfigDict(extra="ignore")
 
 
-class BotPayload(_Message):
+class BotPayload(WireMessage):
     payload: str
 
 
-class MarkBody(_Message):
+class MarkBody(WireMessage):
     name: str
 
 
-class BotMedia(_Message):
+class BotMedia(WireMessage):
     event: Literal["media"]
     media: BotPayload
 
 
-class BotMark(_Message):
+class BotMark(WireMessage):
     event: Literal["mark"]
     mark: MarkBody
 
 
-class BotClear(_Message):
+class BotClear(WireMessage):
     event: Literal["clear"]
 
 
