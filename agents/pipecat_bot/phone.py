@@ -2,13 +2,18 @@
 
 benchmarks/.pipecat-venv/bin/python agents/pipecat_bot/phone.py --port 8765 \
     --llm-url http://127.0.0.1:PORT/v1 [--tools-url http://LAB/sandbox/tools/ --tools-token T]
+    [--wire telnyx]
 serves `/media`, the WebSocket a Twilio `<Connect><Stream url=…>` points at: pipecat's
 `parse_telephony_websocket` reads Twilio's `connected` and `start`, a `TwilioFrameSerializer`
 speaks Media Streams (μ-law 8 kHz both ways, `clear` on an interruption) over a
 `FastAPIWebsocketTransport`, and the pipeline is the reference bot's (bot.py): Whisper and Silero
-in, the reference brain as its LLM, Piper out. Its tools: with --tools-url each call is POSTed
-to the lab's HTTP sandbox with the call id Twilio's customParameters carried (`lab_call_id`);
-without it, the bot's own fixture tables answer, and the lab cannot see its actions.
+in, the reference brain as its LLM, Piper out. With --wire telnyx the same route takes Telnyx's
+media streaming with pipecat's `TelnyxFrameSerializer` instead; a call whose `start` pipecat
+detects as another provider's is refused. Its tools: with --tools-url each call is POSTed to the
+lab's HTTP sandbox with the call id Twilio's customParameters carried (`lab_call_id`; pipecat
+does not read Telnyx's custom_parameters, so over Telnyx it names none and the sandbox takes its
+only live call); without it, the bot's own fixture tables answer, and the lab cannot see its
+actions.
 Runs in the pipecat venv; the lab never imports it.
 """
 
@@ -31,6 +36,8 @@ from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
 from pipecat.runner.utils import parse_telephony_websocket
+from pipecat.serializers.base_serializer import FrameSerializer
+from pipecat.serializers.telnyx import TelnyxFrameSerializer
 from pipecat.serializers.twilio import TwilioFrameSerializer
 from pipecat.services.llm_service import FunctionCallParams
 from pipecat.services.openai.llm import OpenAILLMService
@@ -75,17 +82,32 @@ def tools_for(args: argparse.Namespace, call_id: str) -> Any:
     return run_tool
 
 
+def serializer_for(wire: str, call_data: Any) -> FrameSerializer:
+    """The wire's serializer; hanging up goes through the provider's REST API, which a test
+    call has no account for, so it is off."""
+    if wire == "telnyx":
+        return TelnyxFrameSerializer(
+            stream_id=call_data["stream_id"],
+            outbound_encoding=call_data["outbound_encoding"],
+            inbound_encoding="PCMU",
+            params=TelnyxFrameSerializer.InputParams(auto_hang_up=False),
+        )
+    return TwilioFrameSerializer(
+        stream_sid=call_data["stream_id"],
+        call_sid=call_data["call_id"],
+        params=TwilioFrameSerializer.InputParams(auto_hang_up=False),
+    )
+
+
 async def answer_call(
     websocket: WebSocket, args: argparse.Namespace, tools: list[dict[str, Any]]
 ) -> None:
     """One phone call: one pipeline, torn down when the caller hangs up."""
-    _, call_data = await parse_telephony_websocket(websocket)
-    serializer = TwilioFrameSerializer(
-        stream_sid=call_data["stream_id"],
-        call_sid=call_data["call_id"],
-        # Hanging up goes through Twilio's REST API, which a test call has no account for.
-        params=TwilioFrameSerializer.InputParams(auto_hang_up=False),
-    )
+    provider, call_data = await parse_telephony_websocket(websocket)
+    if provider != args.wire:
+        await websocket.close(1008, f"this bot takes {args.wire} streams, not {provider}")
+        return
+    serializer = serializer_for(args.wire, call_data)
     transport = FastAPIWebsocketTransport(
         websocket=websocket,
         params=FastAPIWebsocketParams(
@@ -142,5 +164,6 @@ if __name__ == "__main__":
     parser.add_argument("--tools", default=str(HERE / "tools.json"))
     parser.add_argument("--tools-url", default="", help="the lab's HTTP sandbox (/sandbox/tools/)")
     parser.add_argument("--tools-token", default="", help="the sandbox's bearer token")
+    parser.add_argument("--wire", choices=["twilio", "telnyx"], default="twilio")
     cli = parser.parse_args()
     uvicorn.run(app_for(cli), host=cli.host, port=cli.port, log_level="info")

@@ -46,6 +46,11 @@ CONNECTORS: dict[str, ConnectorRule] = {
         {"ws": "http", "wss": "https"},
         "wss://bot.example.com/media",
     ),
+    "telnyx": ConnectorRule(
+        "phone bot (Telnyx media streaming)",
+        {"ws": "http", "wss": "https"},
+        "wss://bot.example.com/media",
+    ),
     "pcm": ConnectorRule(
         "phone bot (16 kHz PCM WebSocket)",
         {"ws": "http", "wss": "https"},

@@ -1,7 +1,8 @@
 """A bot called over a plain PCM WebSocket: `pcm:ws://HOST/PATH`.
 
 Binary frames both ways, 16 kHz mono PCM16 little-endian: 20 ms of the caller every 20 ms, the
-bot's audio in whatever frame sizes it sends. Text frames from the bot carry nothing here. The
+bot's audio in whatever frame sizes it sends. Text frames from the bot carry nothing here, and
+the wire has no keypad events (no `dtmf`): presses reach the bot only as tones in the audio. The
 call itself: phone_call.py.
 """
 
@@ -19,8 +20,8 @@ class PcmDialect:
     def opening(self) -> list[str | bytes]:
         return []
 
-    def frame(self, pcm: bytes) -> bytes:
-        return pcm
+    def frame(self, pcm: bytes) -> list[str | bytes]:
+        return [pcm]
 
     def closing(self) -> list[str | bytes]:
         return []

@@ -80,7 +80,8 @@ class Dialect(Protocol):
     """One wire's side of the call: what the network says, and what the bot's frames mean."""
 
     def opening(self) -> list[str | bytes]: ...
-    def frame(self, pcm: bytes) -> str | bytes: ...
+    # 20 ms of the caller on the wire, then what the network heard in it (a keypad press).
+    def frame(self, pcm: bytes) -> list[str | bytes]: ...
     def closing(self) -> list[str | bytes]: ...
     def mark_played(self, name: str) -> str | bytes | None: ...
     def read(self, frame: str | bytes) -> BotSays:
@@ -233,9 +234,10 @@ class PhoneCall:
                 if barge is not None and barge.spoken and barge.started_s is None and pcm:
                     barge.started_s = loop.time()
                 started = time.perf_counter()
-                frame = self.dialect.frame(pcm + silence[len(pcm) :])
+                frames = self.dialect.frame(pcm + silence[len(pcm) :])
                 self.stats.encode_ms += (time.perf_counter() - started) * 1000
-                await ws.send(frame)
+                for frame in frames:
+                    await ws.send(frame)
                 self.stats.frames_sent += 1
                 for name in self.speech.due_marks(loop.time()):
                     await self._mark_played(ws, name)

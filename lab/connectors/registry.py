@@ -19,6 +19,7 @@ _SHIPPED: dict[str, str] = {
     "openai": "lab.connectors.openai_chat",
     "pipecat": "lab.connectors.pipecat_eval",
     "twilio": "lab.connectors.twilio_media",
+    "telnyx": "lab.connectors.telnyx_media",
     "pcm": "lab.connectors.pcm_stream",
 }
 API_KEY_ENV = "LAB_AGENT_API_KEY"

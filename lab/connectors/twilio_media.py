@@ -3,39 +3,28 @@
 `twilio:wss://HOST/PATH`. The lab speaks Twilio's side as Twilio documents it (twilio_wire.py):
 `connected`, `start` (a stream, call and account sid, the inbound track, μ-law 8 kHz mono, and
 `customParameters` carrying the lab's call id so the bot can pass it to its tools), `media`
-every 20 ms with sequence numbers, chunk numbers and timestamps, a `mark` back once the bot's
-marked audio has played, `stop` at the end. The call itself: phone_call.py. `twilio:https://…`
+every 20 ms with sequence numbers, chunk numbers and timestamps, a `dtmf` after the chunk where
+a keypad press in the caller's audio ends (heard in band, as Twilio hears it), a `mark` back
+once the bot's marked audio has played, `stop` at the end. The call itself: phone_call.py. `twilio:https://…`
 names the bot's voice webhook instead, answered first (twilio_webhook.py).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import itertools
-import json
 import secrets
 from urllib.parse import urlsplit
 
-import numpy as np
-from pydantic import ValidationError
-
-from lab.audio.g711 import RateChanger, pcm16_to_ulaw, ulaw_to_pcm16
 from lab.connectors import twilio_wire as wire
 from lab.connectors.phone_call import BotSays, PhoneCall, dial
-from lab.connectors.phone_speech import BotMisbehaved, CallNotAnswered
+from lab.connectors.phone_speech import CallNotAnswered
 from lab.connectors.registry import AgentSpec
 from lab.connectors.twilio_webhook import WebhookRefused, answer_call, incoming_call
+from lab.connectors.ulaw_wire import MarkBody, UlawLine, bot_message, same_stream
 
 # The customParameters key that carries the lab's id of this call (the HTTP sandbox matches a
 # tool call to its call by it).
 CALL_PARAMETER = "lab_call_id"
-# μ-law codes of the loudest segment (half scale and up): speech has few, while linear PCM16 sent
-# as μ-law has about half (every high byte near 0x00 is one), so past a second of audio a share
-# above this is the wrong codec.
-_LOUDEST = 0x70
-_WRONG_CODEC_SHARE = 0.25
-_WRONG_CODEC_AFTER = 8000
 
 
 def _sid(prefix: str) -> str:
@@ -50,8 +39,7 @@ class TwilioDialect:
         self.stream_sid, self.call_sid, self.account_sid = _sid("MZ"), _sid("CA"), _sid("AC")
         self._sequence = itertools.count(1)
         self._chunk = itertools.count(1)
-        self._down, self._up = RateChanger(up=False), RateChanger(up=True)
-        self._codes = self._loudest = 0
+        self.line = UlawLine()
         # The <Parameter>s of the TwiML that pointed at this stream, if a webhook did.
         self.custom: dict[str, str] = {}
 
@@ -72,9 +60,9 @@ class TwilioDialect:
         # `connected` carries no sequence number; `start` is the stream's first.
         return [wire.Connected().model_dump_json(), start.model_dump_json()]
 
-    def frame(self, pcm: bytes) -> str:
+    def frame(self, pcm: bytes) -> list[str | bytes]:
         chunk = next(self._chunk)
-        payload = base64.b64encode(pcm16_to_ulaw(pcm, self._down)).decode("ascii")
+        payload, pressed = self.line.caller(pcm)
         media = wire.Media(
             sequenceNumber=self._next(),
             streamSid=self.stream_sid,
@@ -83,25 +71,22 @@ class TwilioDialect:
                 chunk=str(chunk), timestamp=str((chunk - 1) * 20), payload=payload
             ),
         )
-        return media.model_dump_json()
+        sent: list[str | bytes] = [media.model_dump_json()]
+        if pressed is not None:
+            # In order with the media: after the first chunk the press's tones no longer fill.
+            dtmf = wire.Dtmf(
+                sequenceNumber=self._next(),
+                streamSid=self.stream_sid,
+                dtmf=wire.DtmfBody(digit=pressed),
+            )
+            sent.append(dtmf.model_dump_json())
+        return sent
 
     def mark_played(self, name: str) -> str:
         played = wire.MarkPlayed(
-            sequenceNumber=self._next(), streamSid=self.stream_sid, mark=wire.MarkBody(name=name)
+            sequenceNumber=self._next(), streamSid=self.stream_sid, mark=MarkBody(name=name)
         )
         return played.model_dump_json()
-
-    def _check_codec(self, payload: bytes) -> None:
-        codes = np.frombuffer(payload, dtype=np.uint8)
-        self._codes += codes.size
-        # Inverted, a code's exponent sits in bits 4-6.
-        self._loudest += int(np.count_nonzero((~codes & _LOUDEST) == _LOUDEST))
-        share = self._loudest / self._codes if self._codes else 0.0
-        if self._codes >= _WRONG_CODEC_AFTER and share > _WRONG_CODEC_SHARE:
-            raise BotMisbehaved(
-                f"the bot's audio is not μ-law 8 kHz: {share:.0%} of its samples are in the "
-                "loudest segment (linear PCM sent as μ-law?)"
-            )
 
     def closing(self) -> list[str | bytes]:
         stop = wire.Stop(
@@ -112,37 +97,11 @@ class TwilioDialect:
         return [stop.model_dump_json()]
 
     def read(self, frame: str | bytes) -> BotSays:
-        if isinstance(frame, bytes):
-            raise BotMisbehaved("the bot sent a binary frame; Media Streams are JSON text")
-        try:
-            event = json.loads(frame).get("event")
-        except (ValueError, AttributeError):
-            raise BotMisbehaved(
-                f"the bot sent something that is not JSON: {frame[:80]!r}"
-            ) from None
-        if event not in wire.BOT_EVENTS:
+        message = bot_message(frame, wire.BOT_MESSAGE, "Twilio")
+        if message is None:
             return BotSays()  # Twilio ignores what it does not know, and so does the lab
-        try:
-            message = wire.BOT_MESSAGE.validate_json(frame)
-        except ValidationError as error:
-            raise BotMisbehaved(
-                f"the bot sent a {event!r} Twilio would not take: {error}"
-            ) from None
-        if message.streamSid != self.stream_sid:
-            raise BotMisbehaved(f"the bot sent {event!r} for another stream ({message.streamSid})")
-        match message:
-            case wire.BotMedia(media=media):
-                try:
-                    payload = base64.b64decode(media.payload, validate=True)
-                except (binascii.Error, ValueError):
-                    raise BotMisbehaved("the bot sent media whose payload is not base64") from None
-                self._check_codec(payload)
-                return BotSays(audio=ulaw_to_pcm16(payload, self._up))
-            case wire.BotMark(mark=mark):
-                return BotSays(mark=mark.name)
-            case wire.BotClear():
-                return BotSays(clear=True)
-        return BotSays()
+        same_stream(message.event, message.streamSid, self.stream_sid)
+        return self.line.says(message)
 
 
 def connect(spec: AgentSpec) -> PhoneCall:

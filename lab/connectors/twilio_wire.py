@@ -9,23 +9,21 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
+
+from lab.connectors import ulaw_wire as ulaw
 
 ENCODING = "audio/x-mulaw"
 SAMPLE_RATE = 8000
 
 
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class MediaFormat(_Message):
+class MediaFormat(ulaw.WireMessage):
     encoding: str = ENCODING
     sampleRate: int = SAMPLE_RATE
     channels: int = 1
 
 
-class StartBody(_Message):
+class StartBody(ulaw.WireMessage):
     accountSid: str
     streamSid: str
     callSid: str
@@ -34,92 +32,78 @@ class StartBody(_Message):
     mediaFormat: MediaFormat = MediaFormat()
 
 
-class Start(_Message):
+class Start(ulaw.WireMessage):
     event: Literal["start"] = "start"
     sequenceNumber: str
     start: StartBody
     streamSid: str
 
 
-class Connected(_Message):
+class Connected(ulaw.WireMessage):
     event: Literal["connected"] = "connected"
     protocol: str = "Call"
     version: str = "1.0.0"
 
 
-class InboundMedia(_Message):
+class InboundMedia(ulaw.WireMessage):
     track: str = "inbound"
     chunk: str
     timestamp: str
     payload: str
 
 
-class Media(_Message):
+class Media(ulaw.WireMessage):
     event: Literal["media"] = "media"
     sequenceNumber: str
     media: InboundMedia
     streamSid: str
 
 
-class DtmfBody(_Message):
+class DtmfBody(ulaw.WireMessage):
     track: str = "inbound_track"
     digit: str
 
 
-class Dtmf(_Message):
+class Dtmf(ulaw.WireMessage):
     event: Literal["dtmf"] = "dtmf"
     streamSid: str
     sequenceNumber: str
     dtmf: DtmfBody
 
 
-class MarkBody(_Message):
-    name: str
-
-
-class MarkPlayed(_Message):
+class MarkPlayed(ulaw.WireMessage):
     event: Literal["mark"] = "mark"
     sequenceNumber: str
     streamSid: str
-    mark: MarkBody
+    mark: ulaw.MarkBody
 
 
-class StopBody(_Message):
+class StopBody(ulaw.WireMessage):
     accountSid: str
     callSid: str
 
 
-class Stop(_Message):
+class Stop(ulaw.WireMessage):
     event: Literal["stop"] = "stop"
     sequenceNumber: str
     streamSid: str
     stop: StopBody
 
 
-# What the bot sends.
+# What the bot sends: the shared messages, each naming its stream.
 
 
-class BotPayload(_Message):
-    payload: str
-
-
-class BotMedia(_Message):
-    event: Literal["media"]
+class BotMedia(ulaw.BotMedia):
     streamSid: str
-    media: BotPayload
 
 
-class BotMark(_Message):
-    event: Literal["mark"]
+class BotMark(ulaw.BotMark):
     streamSid: str
-    mark: MarkBody
 
 
-class BotClear(_Message):
-    event: Literal["clear"]
+class BotClear(ulaw.BotClear):
     streamSid: str
 
 
 BotMessage = Annotated[BotMedia | BotMark | BotClear, Field(discriminator="event")]
 BOT_MESSAGE: TypeAdapter[BotMessage] = TypeAdapter(BotMessage)
-BOT_EVENTS = ("media", "mark", "clear")

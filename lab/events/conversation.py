@@ -20,7 +20,7 @@ from lab.events.vocabulary import (
     UnderstandingKind,
 )
 
-ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp", "twilio", "pcm"]
+ConnectorKind = Literal["scripted", "openai", "pipecat", "mcp", "twilio", "telnyx", "pcm"]
 
 
 class AgentIdentity(EvolvingPayload):

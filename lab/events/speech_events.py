@@ -148,3 +148,6 @@ class LineImpaired(PayloadModel):
     snr_db: float | None = None
     # Samples held at the clipping level; None: no clipping.
     clipped_samples: int | None = None
+    # The keys pressed before the words, in order (a phone wire that reports presses, Twilio's
+    # and Telnyx's, hears them in the audio and sends each as `dtmf`); None: no keypad.
+    keypad: str | None = None

@@ -41,6 +41,7 @@ class _Tally:
     lost: int = 0
     snr_db: float | None = None
     clipped: int | None = None
+    keypad: str | None = None
     kinds: list[str] = field(default_factory=list)
 
 
@@ -58,6 +59,7 @@ def impair_line(
                 before.append(imp.silence(ms))
             case Keypad(digits=digits, tone_ms=tone_ms, gap_ms=gap_ms):
                 before.append(imp.keypad(digits, tone_ms, gap_ms))
+                tally.keypad = digits
     start = sum(part.size for part in before) + SAMPLE_RATE * lead_ms // 1000
     audio = np.concatenate([*before, imp.silence(lead_ms), words, imp.silence(tail_ms)])
     # Whole frames, so a lost frame and a late one are the frames the lab is sent.
@@ -98,5 +100,6 @@ def impair_line(
         max_late_ms=max(delays, default=0),
         snr_db=tally.snr_db,
         clipped_samples=tally.clipped,
+        keypad=tally.keypad,
     )
     return ImpairedLine(pcm=audio.astype("<i2").tobytes(), delays_ms=delays, record=record)

@@ -15,7 +15,7 @@ from lab.events.types import AgentFaulted, Event
 from lab.events.vocabulary import Operation
 
 # The connectors that call a deployed bot, whose tools live elsewhere.
-PHONE_CONNECTORS = frozenset({"twilio", "pcm"})
+PHONE_CONNECTORS = frozenset({"twilio", "telnyx", "pcm"})
 REASON = (
     "actions not observed: no tool call of this call reached the lab's sandbox (point the "
     "bot's tools at /sandbox/tools/ or the run's MCP), so every assertion about actions is "

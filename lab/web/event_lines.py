@@ -167,5 +167,7 @@ def _line_summary(line: LineImpaired) -> str:
         parts.append(f"SNR {line.snr_db:.1f} dB")
     if line.clipped_samples is not None:
         parts.append(f"{line.clipped_samples} samples clipped")
+    if line.keypad is not None:
+        parts.append(f"keys {line.keypad} pressed")
     kinds = ", ".join(line.kinds)
     return f"caller line {line.line} over an impaired line ({kinds}): {'; '.join(parts)}"

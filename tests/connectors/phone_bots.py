@@ -1,4 +1,5 @@
-"""Stand-in phone bots on loopback, each speaking Twilio Media Streams' bot side one way."""
+"""Stand-in phone bots on loopback, each speaking a phone wire's bot side (Twilio Media Streams'
+or Telnyx media streaming's: their caller media share a shape) one way."""
 
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ def media(stream_sid: str, samples: np.ndarray) -> str:
 
 
 async def opening(ws: ServerConnection, heard: list[dict[str, Any]]) -> str:
-    """connected, then start; the stream's sid."""
+    """connected, then start; the stream's id (Twilio's streamSid, Telnyx's stream_id)."""
     for _ in range(2):
         heard.append(json.loads(await ws.recv()))
-    return str(heard[1]["streamSid"])
+    start = heard[1]
+    return str(start["streamSid"] if "streamSid" in start else start["stream_id"])
 
 
 async def caller_turn(ws: ServerConnection, heard: list[dict[str, Any]]) -> None:

@@ -12,6 +12,9 @@ import numpy as np
 import pytest
 from websockets.asyncio.server import ServerConnection
 
+from lab.audio.g711 import ulaw_decode
+from lab.audio.impairments import keypad
+from lab.connectors import twilio_wire as wire
 from lab.connectors.interface import (
     AgentFault,
     AgentOutput,
@@ -47,11 +50,11 @@ def call(url: str, limits: Limits = FAST) -> PhoneCall:
     )
 
 
-async def one_turn(agent: PhoneCall) -> list[AgentOutput]:
+async def one_turn(agent: PhoneCall, caller: bytes = CALLER) -> list[AgentOutput]:
     tools = FixtureToolBox()
     outputs = [output async for output in agent.greet(tools)]
     assert outputs == [TurnFinished()]
-    outputs = [o async for o in agent.hear(CallerTurn("hi", "ev-00001", audio=CALLER), tools)]
+    outputs = [o async for o in agent.hear(CallerTurn("hi", "ev-00001", audio=caller), tools)]
     await agent.close()
     # What the line measured is checked in test_phone_barge_in.py; here, what the bot said.
     return [o for o in outputs if not isinstance(o, LineMeasured)]
@@ -93,6 +96,41 @@ async def test_it_speaks_twilios_side_and_hears_the_bots_reply() -> None:
     assert [m["mark"]["name"] for m in marks] == ["reply-1"]
     assert heard[-1]["event"] == "stop" and heard[-1]["stop"]["callSid"] == body["callSid"]
     assert agent.stats.latencies_ms and agent.stats.marks_acknowledged == 1
+
+
+async def test_keypad_presses_in_the_callers_audio_go_out_as_dtmf_after_their_tones() -> None:
+    tone_ms, gap_ms = 90, 110  # presses that end mid-chunk
+    presses = keypad("4#2", tone_ms, gap_ms).tobytes()
+    async with bot(answers) as (url, heard):
+        agent = call(url)
+        outputs = await one_turn(agent, presses + CALLER)
+    assert isinstance(outputs[0], Said)
+    numbers = [int(m["sequenceNumber"]) for m in heard[1:]]
+    assert numbers == list(range(1, 1 + len(numbers)))
+    pressed = [
+        (i, wire.Dtmf.model_validate(m)) for i, m in enumerate(heard) if m["event"] == "dtmf"
+    ]
+    assert [dtmf.dtmf.digit for _, dtmf in pressed] == ["4", "#", "2"]
+    assert all(
+        d.streamSid == heard[1]["streamSid"] and d.dtmf.track == "inbound_track" for _, d in pressed
+    )
+    # Each comes right after the media chunk where its tones end, in the stream's audio time
+    # (counted from the chunk the first tone begins in: the caller's audio starts on a chunk).
+    media = [m for m in heard if m["event"] == "media"]
+    first = next(m for m in media if _loud(m))
+    start_ms = int(first["media"]["timestamp"])
+    for press, (index, _) in enumerate(pressed):
+        before = heard[index - 1]
+        assert before["event"] == "media"
+        ends_ms = press * (tone_ms + gap_ms) + tone_ms
+        assert abs(int(before["media"]["timestamp"]) - start_ms - ends_ms) < 20
+    assert isinstance(agent.dialect, TwilioDialect)
+    assert agent.dialect.line.pressed == ["4", "#", "2"]
+
+
+def _loud(media: dict[str, Any]) -> bool:
+    codes = np.frombuffer(base64.b64decode(media["media"]["payload"]), dtype=np.uint8)
+    return int(np.abs(ulaw_decode(codes).astype(np.int32)).max()) > 1000
 
 
 async def test_the_caller_streams_in_real_time() -> None:

@@ -2,8 +2,9 @@
 (agents/pipecat_bot/phone.py: pipecat 1.14's TwilioFrameSerializer over a FastAPI WebSocket, its
 LLM the reference brain), its tools on the lab's HTTP sandbox. Typed text never reaches it: the
 lab speaks each caller line, hears the bot with its own recognizer, and judges what reached the
-sandbox. Real time, on a loaded machine: each call takes minutes, so these run in make
-test-agents only.
+sandbox. The same bot with pipecat's TelnyxFrameSerializer (--wire telnyx) is called over
+Telnyx's media streaming. Real time, on a loaded machine: each call takes minutes, so these run
+in make test-agents only.
 """
 
 from __future__ import annotations
@@ -50,11 +51,18 @@ PhoneBot = Callable[..., tuple[str, int]]
 
 
 def start_phone_bot(
-    llm_url: str, sandbox_port: int | None, *, bot: Path = PHONE_BOT, token: str = TOKEN
+    llm_url: str,
+    sandbox_port: int | None,
+    wire: str = "twilio",
+    *,
+    bot: Path = PHONE_BOT,
+    token: str = TOKEN,
 ) -> tuple[subprocess.Popen[str], str]:
     """A phone bot on a free port, once uvicorn serves; its tools on the sandbox, or its own."""
     port = free_port()
     command = [str(PIPECAT_PYTHON), str(bot), "--port", str(port), "--llm-url", llm_url]
+    if wire != "twilio":
+        command += ["--wire", wire]
     if sandbox_port is not None:
         tools_url = f"http://127.0.0.1:{sandbox_port}/sandbox/tools/"
         command += ["--tools-url", tools_url, "--tools-token", token]
@@ -84,11 +92,13 @@ def phone_bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[PhoneBot]:
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
     started: list[subprocess.Popen[str]] = []
 
-    def start(habit: str | None = None, *, tools_at_lab: bool = True) -> tuple[str, int]:
+    def start(
+        habit: str | None = None, *, tools_at_lab: bool = True, wire: str = "twilio"
+    ) -> tuple[str, int]:
         brain, llm_url = start_reference_server(habit)
         started.append(brain)
         port = free_port()
-        bot, url = start_phone_bot(llm_url, port if tools_at_lab else None)
+        bot, url = start_phone_bot(llm_url, port if tools_at_lab else None, wire)
         started.append(bot)
         return url, port
 
@@ -97,9 +107,9 @@ def phone_bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[PhoneBot]:
         stop(process)
 
 
-def _over_the_phone(url: str, port: int, *scenarios: str) -> list[str]:
+def _over_the_phone(url: str, port: int, *scenarios: str, wire: str = "twilio") -> list[str]:
     named = [arg for scenario in scenarios for arg in ("--scenario", scenario)]
-    return ["--agent", f"twilio:{url}", "--sandbox-port", str(port), *named]
+    return ["--agent", f"{wire}:{url}", "--sandbox-port", str(port), *named]
 
 
 def test_the_correct_bot_passes_over_the_phone(
@@ -108,6 +118,19 @@ def test_the_correct_bot_passes_over_the_phone(
     url, port = phone_bot()
     found, reasons = scenario_verdicts(capsys, *_over_the_phone(url, port, *SCENARIOS))
     assert found == dict.fromkeys(SCENARIOS, "PASS"), reasons
+
+
+def test_the_correct_bot_passes_over_telnyx_too(
+    phone_bot: PhoneBot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, port = phone_bot(wire="telnyx")
+    args = _over_the_phone(url, port, "correction", wire="telnyx")
+    found, reasons = scenario_verdicts(capsys, *args)
+    assert found == {"correction": "PASS"}, reasons
+    # Over Telnyx's wire, measured on its line like Twilio's.
+    assert StoredEvent.objects.filter(type="phone.latency").exists()
+    started = StoredEvent.objects.get(type="run.started")
+    assert started.payload["agent"]["connector"] == "telnyx"
 
 
 @pytest.mark.parametrize("habit", sorted(HABITS))
