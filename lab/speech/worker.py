@@ -116,8 +116,9 @@ class SpeechWorker:
     async def _more(self, channel: str) -> list[dict[str, Any]]:
         """What else arrives on `channel` within collect_s, to recognize with the first taken.
 
-        Both channel layers keep a message whose receive is cancelled in the queue (channels-redis
-        puts it back from its in-flight copy), so giving up waiting loses nothing.
+        Giving up a receive cancels it. channels-redis keeps a request only once its pop has
+        returned, so one Redis hands over at that very moment is lost (a window of about a round
+        trip); its asker's second attempt covers it, as it covers a worker that dies.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.collect_s
