@@ -46,9 +46,12 @@ from lab.scenarios.catalog import all_contracts  # noqa: E402
 from lab.scripted.fixed_lines import fixed_lines  # noqa: E402
 from lab.speech import asr, service, smart_turn, tts  # noqa: E402
 from lab.speech.protocol import AsrOptions  # noqa: E402
+from lab.speech.windowing import FULL_WINDOW_FRAMES  # noqa: E402
 from lab.web.management.headless import play_headless  # noqa: E402
 
 RTF: list[float] = []
+# Per recognition call: how many of its segments were heard on the full 30 s window.
+FULL_WINDOWS: list[int] = []
 _transcribe_many = asr.transcribe_many
 LAG_PERIOD_S = 0.01
 
@@ -59,6 +62,7 @@ def _timed_transcribe_many(
     transcripts = _transcribe_many(pcms, prompt_free=prompt_free)
     # A batch's time is shared: each segment's share of it against its audio.
     RTF.extend(t.elapsed_ms / len(pcms) / max(t.audio_ms, 1) for t in transcripts)
+    FULL_WINDOWS.append(sum(t.window_ms == FULL_WINDOW_FRAMES * 10 for t in transcripts))
     return transcripts
 
 
@@ -220,9 +224,10 @@ async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) 
     print(
         "\n| simultaneous calls | recognition | turns | missed | heard p50 / p95 ms "
         "| recognition after the end p50 / p95 ms | batches of 2+ (largest) "
+        "| full-window decodes (in batches of 2+) "
         "| event-loop lag p50 / p95 / max ms | load average before |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     p95s: dict[int, float] = {}
     missed: dict[int, int] = {}
     for calls in counts:
@@ -247,7 +252,7 @@ async def capacity_row(calls: int, label: str) -> tuple[float, int]:
     # Other work on the machine moves these figures: say how busy it was.
     load = os.getloadavg()[0]
     batches = service.recognizer().batch_sizes
-    batched_before = len(batches)
+    batched_before, full_before = len(batches), len(FULL_WINDOWS)
     lag = LoopLag()
     results = await asyncio.gather(*(play("correction") for _ in range(calls)))
     lags = lag.stop()
@@ -257,10 +262,12 @@ async def capacity_row(calls: int, label: str) -> tuple[float, int]:
     missed = max(0, calls * len(all_contracts()["correction"].caller) - len(turns))
     p95 = pct(totals, 0.95)
     sizes = batches[batched_before:]
+    fulls = FULL_WINDOWS[full_before:]
     print(
         f"| {calls} | {label} | {len(turns)} | {missed} | {statistics.median(totals):.0f} / "
         f"{p95:.0f} | {statistics.median(waits):.0f} / {pct(waits, 0.95):.0f} "
-        f"| {sum(size > 1 for size in sizes)} ({max(sizes, default=0)}) | {lags} | {load:.2f} |"
+        f"| {sum(size > 1 for size in sizes)} ({max(sizes, default=0)}) "
+        f"| {sum(fulls)} ({sum(n for n in fulls if n > 1)}) | {lags} | {load:.2f} |"
     )
     return p95, missed
 
