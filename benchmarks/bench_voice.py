@@ -1,6 +1,7 @@
 """Voice benchmark: the scripted caller on the real models, through the real consumer path.
 
-Run: .venv/bin/python -m benchmarks.bench_voice [--quick] [--calls 1,4,8 [--first-come]]
+Run: .venv/bin/python -m benchmarks.bench_voice [--quick] [--calls 1,4,8 [--first-come]
+[--fallbacks-alone]]
 (`make bench-voice` runs `--calls 1,4,8` after bench_side_by_side.)
 Reports voice-to-voice latency per turn, p50 and p95, from the caller's last voiced sample in
 the audio (the last sample above -40 dBFS, as a caller hears it; webrtcvad's last voiced frame
@@ -24,6 +25,8 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+
+import numpy as np
 
 _STATE = tempfile.mkdtemp(prefix="bench-voice-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
@@ -215,7 +218,24 @@ def first_come_recognition() -> Iterator[None]:
         executor.shutdown()
 
 
-async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) -> None:
+@contextmanager
+def fallbacks_alone() -> Iterator[None]:
+    """The lab before its batched fallbacks: each full-window decode on its own."""
+    batched = asr.decode_full_many
+
+    def alone(audios: Sequence[np.ndarray], *, prompt_free: bool = False) -> list[str]:
+        return [asr.decode_full(audio, prompt_free=prompt_free) for audio in audios]
+
+    asr.decode_full_many = alone
+    try:
+        yield
+    finally:
+        asr.decode_full_many = batched
+
+
+async def find_capacity(
+    counts: Sequence[int], *, stop: bool, first_come: bool, alone: bool = False
+) -> None:
     await warmed_up()
     # The loop's lag with no call running, in this process on this machine now: the baseline.
     idle = LoopLag()
@@ -224,7 +244,7 @@ async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) 
     print(
         "\n| simultaneous calls | recognition | turns | missed | heard p50 / p95 ms "
         "| recognition after the end p50 / p95 ms | batches of 2+ (largest) "
-        "| full-window decodes (in batches of 2+) "
+        "| full-window decodes (2+ in one recognition call) "
         "| event-loop lag p50 / p95 / max ms | load average before |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -235,6 +255,9 @@ async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) 
         if first_come:
             with first_come_recognition():
                 await capacity_row(calls, "first come")
+        if alone:
+            with fallbacks_alone():
+                await capacity_row(calls, "fallbacks alone")
         p95s[calls], missed[calls] = await capacity_row(calls, "scheduled")
         if stop and p95s[calls] > CALLS_P95_MS:
             break
@@ -282,7 +305,12 @@ async def main(options: argparse.Namespace) -> None:
         await compare_levers(scenarios)
     if not options.levers_only:
         counts = options.calls or list(range(1, options.max_calls + 1))
-        await find_capacity(counts, stop=options.calls is None, first_come=options.first_come)
+        await find_capacity(
+            counts,
+            stop=options.calls is None,
+            first_come=options.first_come,
+            alone=options.fallbacks_alone,
+        )
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {peak_mib:.0f} MiB")
 
@@ -300,6 +328,11 @@ if __name__ == "__main__":
         "--first-come",
         action="store_true",
         help="before each count, the same calls on a first-come ASR thread (the lab before)",
+    )
+    parser.add_argument(
+        "--fallbacks-alone",
+        action="store_true",
+        help="before each count, the same calls with each full-window decode alone (as before)",
     )
     parser.add_argument("--levers-only", action="store_true", help="skip the concurrency test")
     parser.add_argument("--calls-only", action="store_true", help="only the concurrency test")
