@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import platform
+import re
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +50,8 @@ VOICE_LINES = (
 )
 # Typed runs on the compressed conversation clock, as the issue measured them.
 TYPED_ENV = {"LAB_TIME_SCALE": "0.1", "LAB_TOOL_TIMEOUT_MS": "5000"}
+# The line a speech worker logs for each batch of recognitions (lab/speech/worker.py).
+_BATCH_LOG = re.compile(r"speech worker: (\d+) recognitions in one batch")
 RUN_LIMIT_S = 240.0  # a call still going after this counts as failed (TimeoutError)
 ENDED_POLLS = 30
 
@@ -156,8 +160,19 @@ def row(label: str, count: int, outcomes: list[Outcome], *, voice: bool) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def worker_batches(state: Path) -> list[int]:
+    """The sizes of the batches of 2+ the speech workers logged so far (lab/speech/worker.py)."""
+    logs = sorted(state.glob("speech-*.log"))
+    return [int(size) for log in logs for size in _BATCH_LOG.findall(log.read_text("replace"))]
+
+
 async def measure(
-    label: str, port: int, typed: list[int], voice: list[int], lines: list[bytes]
+    label: str,
+    port: int,
+    typed: list[int],
+    voice: list[int],
+    lines: list[bytes],
+    batches: Callable[[], list[int]] | None = None,
 ) -> None:
     print(f"\n### {label}\n")
     print("| set-up | runs | correct | duration p50 / max s | problems |")
@@ -166,11 +181,15 @@ async def measure(
         print(row(f"typed, {label}", count, await round_of(count, port, None), voice=False))
     print(
         "\n| set-up | calls | correct | duration p50 / max s | end of speech → first audio "
-        "p50 / p95 ms | voice-to-voice p50 / p95 ms | problems |"
+        "p50 / p95 ms | voice-to-voice p50 / p95 ms | problems | worker batches of 2+ (largest) |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for count in voice:
-        print(row(f"voice, {label}", count, await round_of(count, port, lines), voice=True))
+        before = len(batches()) if batches else 0
+        outcomes = await round_of(count, port, lines)
+        new = batches()[before:] if batches else []
+        print(row(f"voice, {label}", count, outcomes, voice=True), end="")
+        print(f" {len(new)} ({max(new, default=1)}) |" if batches else " n/a |")
 
 
 def counts(text: str) -> list[int]:
@@ -197,7 +216,8 @@ def main(options: argparse.Namespace) -> None:
         Backing() as backing,
         Lab(_STATE / "scaled", shape, backing.postgres.url(), backing.redis.url, env) as lab,
     ):
-        asyncio.run(measure(label, shape.port, typed, voice, lines))
+        scaled = functools.partial(worker_batches, lab.state)
+        asyncio.run(measure(label, shape.port, typed, voice, lines, scaled))
 
 
 if __name__ == "__main__":

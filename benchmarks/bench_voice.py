@@ -1,6 +1,7 @@
 """Voice benchmark: the scripted caller on the real models, through the real consumer path.
 
-Run: .venv/bin/python -m benchmarks.bench_voice [--quick] [--calls 1,4,8 [--first-come]]
+Run: .venv/bin/python -m benchmarks.bench_voice [--quick] [--calls 1,4,8 [--first-come]
+[--fallbacks-alone]]
 (`make bench-voice` runs `--calls 1,4,8` after bench_side_by_side.)
 Reports voice-to-voice latency per turn, p50 and p95, from the caller's last voiced sample in
 the audio (the last sample above -40 dBFS, as a caller hears it; webrtcvad's last voiced frame
@@ -25,6 +26,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+import numpy as np
+
 _STATE = tempfile.mkdtemp(prefix="bench-voice-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
 os.environ["DATABASE_URL"] = f"sqlite:///{_STATE}/bench.sqlite3"
@@ -46,9 +49,12 @@ from lab.scenarios.catalog import all_contracts  # noqa: E402
 from lab.scripted.fixed_lines import fixed_lines  # noqa: E402
 from lab.speech import asr, service, smart_turn, tts  # noqa: E402
 from lab.speech.protocol import AsrOptions  # noqa: E402
+from lab.speech.windowing import FULL_WINDOW_FRAMES  # noqa: E402
 from lab.web.management.headless import play_headless  # noqa: E402
 
 RTF: list[float] = []
+# Per recognition call: how many of its segments were heard on the full 30 s window.
+FULL_WINDOWS: list[int] = []
 _transcribe_many = asr.transcribe_many
 LAG_PERIOD_S = 0.01
 
@@ -59,6 +65,7 @@ def _timed_transcribe_many(
     transcripts = _transcribe_many(pcms, prompt_free=prompt_free)
     # A batch's time is shared: each segment's share of it against its audio.
     RTF.extend(t.elapsed_ms / len(pcms) / max(t.audio_ms, 1) for t in transcripts)
+    FULL_WINDOWS.append(sum(t.window_ms == FULL_WINDOW_FRAMES * 10 for t in transcripts))
     return transcripts
 
 
@@ -211,7 +218,24 @@ def first_come_recognition() -> Iterator[None]:
         executor.shutdown()
 
 
-async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) -> None:
+@contextmanager
+def fallbacks_alone() -> Iterator[None]:
+    """The lab before its batched fallbacks: each full-window decode on its own."""
+    batched = asr.decode_full_many
+
+    def alone(audios: Sequence[np.ndarray], *, prompt_free: bool = False) -> list[str]:
+        return [asr.decode_full(audio, prompt_free=prompt_free) for audio in audios]
+
+    asr.decode_full_many = alone
+    try:
+        yield
+    finally:
+        asr.decode_full_many = batched
+
+
+async def find_capacity(
+    counts: Sequence[int], *, stop: bool, first_come: bool, alone: bool = False
+) -> None:
     await warmed_up()
     # The loop's lag with no call running, in this process on this machine now: the baseline.
     idle = LoopLag()
@@ -220,9 +244,10 @@ async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) 
     print(
         "\n| simultaneous calls | recognition | turns | missed | heard p50 / p95 ms "
         "| recognition after the end p50 / p95 ms | batches of 2+ (largest) "
+        "| full-window decodes (2+ in one recognition call) "
         "| event-loop lag p50 / p95 / max ms | load average before |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     p95s: dict[int, float] = {}
     missed: dict[int, int] = {}
     for calls in counts:
@@ -230,6 +255,9 @@ async def find_capacity(counts: Sequence[int], *, stop: bool, first_come: bool) 
         if first_come:
             with first_come_recognition():
                 await capacity_row(calls, "first come")
+        if alone:
+            with fallbacks_alone():
+                await capacity_row(calls, "fallbacks alone")
         p95s[calls], missed[calls] = await capacity_row(calls, "scheduled")
         if stop and p95s[calls] > CALLS_P95_MS:
             break
@@ -247,7 +275,7 @@ async def capacity_row(calls: int, label: str) -> tuple[float, int]:
     # Other work on the machine moves these figures: say how busy it was.
     load = os.getloadavg()[0]
     batches = service.recognizer().batch_sizes
-    batched_before = len(batches)
+    batched_before, full_before = len(batches), len(FULL_WINDOWS)
     lag = LoopLag()
     results = await asyncio.gather(*(play("correction") for _ in range(calls)))
     lags = lag.stop()
@@ -257,10 +285,12 @@ async def capacity_row(calls: int, label: str) -> tuple[float, int]:
     missed = max(0, calls * len(all_contracts()["correction"].caller) - len(turns))
     p95 = pct(totals, 0.95)
     sizes = batches[batched_before:]
+    fulls = FULL_WINDOWS[full_before:]
     print(
         f"| {calls} | {label} | {len(turns)} | {missed} | {statistics.median(totals):.0f} / "
         f"{p95:.0f} | {statistics.median(waits):.0f} / {pct(waits, 0.95):.0f} "
-        f"| {sum(size > 1 for size in sizes)} ({max(sizes, default=0)}) | {lags} | {load:.2f} |"
+        f"| {sum(size > 1 for size in sizes)} ({max(sizes, default=0)}) "
+        f"| {sum(fulls)} ({sum(n for n in fulls if n > 1)}) | {lags} | {load:.2f} |"
     )
     return p95, missed
 
@@ -275,7 +305,12 @@ async def main(options: argparse.Namespace) -> None:
         await compare_levers(scenarios)
     if not options.levers_only:
         counts = options.calls or list(range(1, options.max_calls + 1))
-        await find_capacity(counts, stop=options.calls is None, first_come=options.first_come)
+        await find_capacity(
+            counts,
+            stop=options.calls is None,
+            first_come=options.first_come,
+            alone=options.fallbacks_alone,
+        )
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {peak_mib:.0f} MiB")
 
@@ -293,6 +328,11 @@ if __name__ == "__main__":
         "--first-come",
         action="store_true",
         help="before each count, the same calls on a first-come ASR thread (the lab before)",
+    )
+    parser.add_argument(
+        "--fallbacks-alone",
+        action="store_true",
+        help="before each count, the same calls with each full-window decode alone (as before)",
     )
     parser.add_argument("--levers-only", action="store_true", help="skip the concurrency test")
     parser.add_argument("--calls-only", action="store_true", help="only the concurrency test")

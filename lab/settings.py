@@ -252,7 +252,8 @@ LAB_ASR_WINDOW_MS = env_int("LAB_ASR_WINDOW_MS", 10000, minimum=0, maximum=30000
 # logit (windowing.NEAR_TIE_LOGITS); off, only words that repeat or overflow are heard again.
 LAB_ASR_TIE_GUARD = env_bool("LAB_ASR_TIE_GUARD", True)
 # Decided turns of several calls decoded in one CTranslate2 call: at most this many, collected
-# for up to LAB_ASR_BATCH_MS while other recognitions wait (a lone turn never waits).
+# for up to LAB_ASR_BATCH_MS while other recognitions wait (a lone turn never waits in-process;
+# a speech worker, blind to the queue in Redis, waits that long after each request it takes).
 LAB_ASR_BATCH_MAX = env_int("LAB_ASR_BATCH_MAX", 4, minimum=1, maximum=16)
 LAB_ASR_BATCH_MS = env_int("LAB_ASR_BATCH_MS", 20, minimum=0, maximum=500)
 # End of turn from evidence: after this much silence (0 = silence only) a turn decision weighs

@@ -43,6 +43,10 @@ _PCM16_SCALE = 32768.0
 _load_lock = threading.Lock()
 # faster-whisper's own for a transcription at these options (transcribe() in its wheel).
 _MAX_INITIAL_TIMESTAMP_INDEX = 50
+# transcribe()'s defaults: a window more likely silence than speech, whose words average
+# below this log probability, gives no text.
+_NO_SPEECH_PROB = 0.6
+_LOG_PROB = -1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +100,7 @@ def transcribe(pcm: bytes, *, prompt_free: bool = False) -> Transcript:
 
 def transcribe_many(pcms: Sequence[bytes], *, prompt_free: bool = False) -> list[Transcript]:
     """Transcribe several segments (several calls' finals): those that fit the short window in
-    one CTranslate2 call, each suspect one again on the full window, as `transcribe` does."""
+    one CTranslate2 call, then the suspect and the longer ones on the full window in another."""
     load_model()
     started = time.perf_counter()
     audios = [np.frombuffer(pcm, dtype="<i2").astype(np.float32) / _PCM16_SCALE for pcm in pcms]
@@ -115,9 +119,10 @@ def transcribe_many(pcms: Sequence[bytes], *, prompt_free: bool = False) -> list
             texts[i] = text
             if looks_looped(text, audio_ms=lengths[i]) or (_tie_guard() and near_tie(margins)):
                 frames[i] = FULL_WINDOW_FRAMES
-    for i, window in enumerate(frames):
-        if window == FULL_WINDOW_FRAMES:
-            texts[i] = decode_full(audios[i], prompt_free=prompt_free)
+    full = [i for i, window in enumerate(frames) if window == FULL_WINDOW_FRAMES]
+    heard = decode_full_many([audios[i] for i in full], prompt_free=prompt_free)
+    for i, text in zip(full, heard, strict=True):
+        texts[i] = text
     elapsed_ms = round((time.perf_counter() - started) * 1000)
     return [
         Transcript(text=text, audio_ms=ms, elapsed_ms=elapsed_ms, window_ms=window * 10)
@@ -209,6 +214,68 @@ def decode_full(audio: np.ndarray, *, prompt_free: bool = False) -> str:
     )
     # Segments are a lazy generator: decoding happens here, in the calling thread.
     return " ".join(segment.text.strip() for segment in segments).strip()
+
+
+def decode_full_many(audios: Sequence[np.ndarray], *, prompt_free: bool = False) -> list[str]:
+    """`decode_full` of each segment; two or more that fit one window go to the model in one
+    encoder and decoder call (a lone one, or one beyond 30 s, is decoded as `decode_full` does)."""
+    if len(audios) < 2:
+        return [decode_full(audio, prompt_free=prompt_free) for audio in audios]
+    model = _model()
+    # transcribe()'s first window: the features less their last frame, padded to 3000.
+    features = [model.feature_extractor(audio)[:, :-1] for audio in audios]
+    fits = [i for i, f in enumerate(features) if 0 < f.shape[-1] <= FULL_WINDOW_FRAMES]
+    batched: dict[int, str] = {}
+    if len(fits) > 1:
+        texts = _decode_full_batch([features[i] for i in fits], prompt_free=prompt_free)
+        batched = dict(zip(fits, texts, strict=True))
+    return [
+        batched[i] if i in batched else decode_full(audio, prompt_free=prompt_free)
+        for i, audio in enumerate(audios)
+    ]
+
+
+def _decode_full_batch(features: Sequence[np.ndarray], *, prompt_free: bool) -> list[str]:
+    """What `decode_full` hears in each one-window segment, all in one generate call: the
+    options faster-whisper's transcribe() passes at decode_full's settings, and its skip of a
+    window the model calls silence without confidence in its words."""
+    model = _model()
+    tokenizer = _transcribe_tokenizer()
+    previous = [] if prompt_free else tokenizer.encode(" " + INITIAL_PROMPT.strip())
+    prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
+    windows = np.ascontiguousarray(np.stack([pad_or_trim(f) for f in features]))
+    results = model.model.generate(
+        model.encode(windows),
+        [prompt] * len(features),
+        beam_size=settings.LAB_ASR_BEAM,
+        patience=1,
+        length_penalty=1,
+        repetition_penalty=1,
+        no_repeat_ngram_size=0,
+        max_length=model.max_length,
+        return_scores=True,
+        return_no_speech_prob=True,
+        suppress_blank=True,
+        suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1]) or []),
+        max_initial_timestamp_index=_MAX_INITIAL_TIMESTAMP_INDEX,
+    )
+    texts = []
+    for result in results:
+        tokens = result.sequences_ids[0]
+        # transcribe()'s average log probability (its length penalty is 1).
+        avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
+        silent = result.no_speech_prob > _NO_SPEECH_PROB and not avg_logprob > _LOG_PROB
+        texts.append("" if silent else tokenizer.decode(tokens).strip())
+    return texts
+
+
+@functools.cache
+def _transcribe_tokenizer() -> Tokenizer:
+    """The tokenizer transcribe() builds for decode_full (multilingual as the model is)."""
+    model = _model()
+    return Tokenizer(
+        model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en"
+    )
 
 
 @functools.cache

@@ -13,7 +13,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -82,23 +82,35 @@ class Recognizer:
 
     async def run(self, work: Callable[[], Transcript], asker: Asker) -> Transcript:
         """Queue `work` (a blocking model call) as `asker`'s and wait for its transcript."""
+        (transcript,) = await self.run_together([(work, asker)])
+        return transcript
+
+    async def run_together(
+        self, works: Sequence[tuple[Callable[[], Transcript], Asker]]
+    ) -> list[Transcript]:
+        """Queue several works at once and wait for all: queued in one step, the finals alike
+        among them are taken in one batch (a speech worker's collected requests)."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Transcript] = loop.create_future()
+        futures: list[asyncio.Future[Transcript]] = []
+        job_ids: list[int] = []
         with self._changed:
-            job_id = next(self._ids)
-            self._work[job_id] = (work, loop, future)
-            self._queue.submit(
-                job_id=job_id, stream=asker.stream, final=asker.final, at=self._clock()
-            )
+            for work, asker in works:
+                job_ids.append(next(self._ids))
+                futures.append(loop.create_future())
+                self._work[job_ids[-1]] = (work, loop, futures[-1])
+                self._queue.submit(
+                    job_id=job_ids[-1], stream=asker.stream, final=asker.final, at=self._clock()
+                )
             self._start()
             self._changed.notify()
         try:
-            return await future
+            return list(await asyncio.gather(*futures))
         finally:
             # Cancelled (or done): a decode nobody waits for must not hold the thread.
             with self._changed:
-                self._queue.cancel(job_id)
-                self._work.pop(job_id, None)
+                for job_id in job_ids:
+                    self._queue.cancel(job_id)
+                    self._work.pop(job_id, None)
 
     def promote(self, stream: str) -> None:
         """The stream's turn is decided: what it waits on runs before anyone's speculation."""

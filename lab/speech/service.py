@@ -102,6 +102,15 @@ class InProcess:
         asker = ASKER.get() or Asker(stream=uuid.uuid4().hex, final=True)
         return await recognizer().run(Decode(pcm, options.prompt_free), asker)
 
+    async def recognize_many(self, pcms: list[bytes], options: AsrOptions) -> list[asr.Transcript]:
+        """Several askers' segments at once (a speech worker's batch): queued together as
+        finals of their own, they go to the model in one batch of up to LAB_ASR_BATCH_MAX."""
+        works = [
+            (Decode(pcm, options.prompt_free), Asker(stream=uuid.uuid4().hex, final=True))
+            for pcm in pcms
+        ]
+        return await recognizer().run_together(works)
+
     def promote(self, stream: str) -> None:
         recognizer().promote(stream)
 

@@ -142,3 +142,19 @@ async def test_a_lone_final_is_not_held_back_to_collect_a_batch():
     transcript = await asyncio.wait_for(alone, 10)
     assert transcript.text == "alone"
     assert recognizer.batch_sizes == [1]
+
+
+async def test_decodes_queued_together_go_to_the_model_in_one_batch_without_waiting():
+    batches: list[list[bytes]] = []
+
+    def batch(decodes: list[Decode]) -> list[Transcript]:
+        batches.append([d.pcm for d in decodes])
+        return [Transcript(text=d.pcm.decode(), audio_ms=1000, elapsed_ms=1) for d in decodes]
+
+    # collect_s is 30 s: were it waited out once all three are taken, the ask would time out.
+    recognizer = Recognizer(speculative_ttl_s=60, batch=batch, batch_max=4, collect_s=30)
+    together = recognizer.run_together([(Decode(n.encode()), Asker(n, True)) for n in "abc"])
+    transcripts = await asyncio.wait_for(together, 10)
+    assert [t.text for t in transcripts] == ["a", "b", "c"]
+    assert batches == [[b"a", b"b", b"c"]]
+    assert recognizer.batch_sizes == [3]

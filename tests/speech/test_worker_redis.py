@@ -20,7 +20,7 @@ from channels_redis.core import RedisChannelLayer
 from lab.config import redis_channel_host
 from lab.speech.protocol import SPEECH_CHANNELS, AsrOptions
 from lab.speech.service import Workers
-from tests.conftest import ROOT, _free_port
+from tests.conftest import ROOT
 
 pytestmark = [
     pytest.mark.models,
@@ -43,40 +43,6 @@ class WatchedLayer(RedisChannelLayer):
         if channel == SPEECH_CHANNELS["asr"]:
             self.asked += 1
             self.sent.set()
-
-
-@pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            tmp_path,
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    client = redis.Redis(port=port)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                raise
-            time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
-    client.close()
-    server.kill()
-    server.wait()
 
 
 @pytest.fixture
