@@ -255,6 +255,8 @@ class ToolCalls:
             if fault is not None and fault.kind == "timeout":
                 late_ms = settings.LAB_TOOL_TIMEOUT_MS + (fault.late_result_after_ms or 0)
                 await asyncio.sleep(late_ms / 1000 * self.scale)
+            elif fault is not None and fault.kind == "slow":
+                await asyncio.sleep((fault.late_result_after_ms or 0) / 1000 * self.scale)
             return await database_sync_to_async(function)(*args)
 
         return asyncio.ensure_future(call())

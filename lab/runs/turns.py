@@ -67,6 +67,8 @@ class AgentTurns:
             self.agent.observe(event)
         self.steps: deque[Step] = deque()
         self.lock = asyncio.Lock()
+        # Writes in flight: a caller heard meanwhile is heard at once, not after the write.
+        self.writing = 0
         self.counters = counters
 
     async def react(self, event: Event) -> None:
@@ -96,11 +98,21 @@ class AgentTurns:
     ) -> None:
         """One final caller transcript: it cuts agent speech, is understood, and answered (the
         lab's own agent reads the transcript, never the audio or a script's meaning)."""
+        if self.writing:
+            # The turn holding the lock waits on a write: the caller is heard as they speak, and
+            # that turn's own drain carries the agent's answer once the write's outcome is in.
+            await self._hear(text, source, arrived)
+            async with self.lock:
+                await self.drain()
+            return
         async with self.lock:
-            said = await self.record(CallerUtterance(text=text, source=source))
-            await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
-            await self.record(self.agent.understand(text).event(said.id))
+            await self._hear(text, source, arrived)
             await self.drain()
+
+    async def _hear(self, text: str, source: CallerSource, arrived: float) -> None:
+        said = await self.record(CallerUtterance(text=text, source=source))
+        await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
+        await self.record(self.agent.understand(text).event(said.id))
 
     async def drain(self) -> None:
         while self.steps:
@@ -170,8 +182,12 @@ class AgentTurns:
                 + (f"-retry{step.retry}" if step.retry else "")
             )
         )
-        await self.tools.commit(
-            proposal,
-            confirmation_event_id=step.confirmation_event_id,
-            authorization=authorization,
-        )
+        self.writing += 1
+        try:
+            await self.tools.commit(
+                proposal,
+                confirmation_event_id=step.confirmation_event_id,
+                authorization=authorization,
+            )
+        finally:
+            self.writing -= 1

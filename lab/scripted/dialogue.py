@@ -111,6 +111,8 @@ class ScriptedAgent:
     # Each commit attempt the agent made, by attempt id, and how often each proposal was tried.
     commits: dict[str, CommitStarted] = field(default_factory=dict)
     tries: dict[str, int] = field(default_factory=dict)
+    # Commit attempts started whose outcome has not come yet.
+    writing: set[str] = field(default_factory=set)
 
     def greet(self) -> list[Step]:
         return [
@@ -138,6 +140,13 @@ class ScriptedAgent:
 
     def observe(self, event: Event) -> list[Step]:
         """The steps this event calls for (often none)."""
+        match event.payload:
+            case CommitStarted(attempt_id=attempt_id):
+                self.writing.add(attempt_id)
+            case CommitSucceeded(attempt_id=attempt_id) | CommitFailed(attempt_id=attempt_id):
+                self.writing.discard(attempt_id)
+            case CommitReconciled(attempt_id=attempt_id):
+                self.writing.discard(attempt_id)
         match event.payload:
             case CallerUtterance(text=text):
                 self.heard = text
@@ -218,6 +227,11 @@ class ScriptedAgent:
     # -- caller turns -----------------------------------------------------------------------
 
     def _on_understood(self, understood: CallerUnderstood, event_id: str) -> list[Step]:
+        changes = (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
+        if self.writing and understood.kind not in changes:
+            # Heard while a write is in flight ("did that go through?"): its outcome, said as it
+            # comes, is the answer; asking or writing again now could only book twice.
+            return []
         self.expecting = ()
         self.unsure = dict(understood.ambiguous)
         asked, self.asked = self.asked, ""
