@@ -79,6 +79,8 @@ class ToolCalls:
         self._open: dict[str, tuple[CommitStarted, asyncio.Task[Any]]] = {}
         self._settling: dict[str, asyncio.Task[None]] = {}
         self.counters = counters
+        # Commit attempts awaiting their answer now: a caller heard meanwhile barges into a write.
+        self.writing = 0
 
     async def load(self) -> None:
         """Load each offered tool's sandbox rows for this run."""
@@ -146,6 +148,21 @@ class ToolCalls:
         authorization: Authorization,
     ) -> str:
         """One commit attempt, recorded from start to outcome; returns the attempt's id."""
+        self.writing += 1
+        try:
+            return await self._commit_args(
+                commitment, confirmation_event_id=confirmation_event_id, authorization=authorization
+            )
+        finally:
+            self.writing -= 1
+
+    async def _commit_args(
+        self,
+        commitment: Commitment,
+        *,
+        confirmation_event_id: str | None,
+        authorization: Authorization,
+    ) -> str:
         number = self.counters.next("commit")
         attempt_id = f"cm-{number}"
         started = CommitStarted(

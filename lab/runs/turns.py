@@ -67,8 +67,6 @@ class AgentTurns:
             self.agent.observe(event)
         self.steps: deque[Step] = deque()
         self.lock = asyncio.Lock()
-        # Writes in flight: a caller heard meanwhile is heard at once, not after the write.
-        self.writing = 0
         self.counters = counters
 
     async def react(self, event: Event) -> None:
@@ -98,7 +96,7 @@ class AgentTurns:
     ) -> None:
         """One final caller transcript: it cuts agent speech, is understood, and answered (the
         lab's own agent reads the transcript, never the audio or a script's meaning)."""
-        if self.writing:
+        if self.tools.writing:
             # The turn holding the lock waits on a write: the caller is heard as they speak, and
             # that turn's own drain carries the agent's answer once the write's outcome is in.
             await self._hear(text, source, arrived)
@@ -182,12 +180,8 @@ class AgentTurns:
                 + (f"-retry{step.retry}" if step.retry else "")
             )
         )
-        self.writing += 1
-        try:
-            await self.tools.commit(
-                proposal,
-                confirmation_event_id=step.confirmation_event_id,
-                authorization=authorization,
-            )
-        finally:
-            self.writing -= 1
+        await self.tools.commit(
+            proposal,
+            confirmation_event_id=step.confirmation_event_id,
+            authorization=authorization,
+        )
