@@ -8,7 +8,6 @@ pure gate) in front of what it asks for; a `Habit` (habits.py) takes that guard 
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -51,6 +50,7 @@ from lab.reference_agents.messages import (
     receipt_of,
     text_of,
     tool_args,
+    tool_body,
 )
 from lab.retrieval.window import RetrievedChunk
 from lab.scripted.answers import Retrieve
@@ -155,7 +155,7 @@ class Replay:
         if running is None:
             return
         waiting, attempt_id = running
-        body = _body(content)
+        body = tool_body(content)
         proposal = waiting.step.proposal if isinstance(waiting.step, Commit) else None
         if body.get("kind") != "ok" or proposal is None:
             reason = str(body.get("reason") or body.get("kind") or "the tool refused")
@@ -183,7 +183,7 @@ class Replay:
         waiting, self.waiting = self.waiting, None
         if waiting is None:
             return
-        body = _body(content)
+        body = tool_body(content)
         match waiting.step:
             case Commit() as commit if body.get("kind") == PENDING["kind"]:
                 # Still running while the caller speaks: started, its result to come.
@@ -385,16 +385,6 @@ class Replay:
 
     def event(self, event_id: str) -> Event | None:
         return next((event for event in self.chain.events if event.id == event_id), None)
-
-
-def _body(content: str) -> dict[str, Any]:
-    try:
-        body = json.loads(content)
-    except ValueError:
-        return {"kind": "failed", "reason": "the tool's answer was not JSON"}
-    if not isinstance(body, dict):
-        return {"kind": "failed", "reason": "the tool's answer was not an object"}
-    return body
 
 
 def replay(
