@@ -116,6 +116,7 @@ class ToolCalls:
         options = await self._await(
             work,
             attempt_id,
+            fault,
             lambda reason: LookupFailed(
                 attempt_id=attempt_id, failure_kind="timeout", reason=reason
             ),
@@ -200,7 +201,7 @@ class ToolCalls:
         if fault is not None and fault.kind == "lost_answer":
             await self._lose_answer(attempt_id, work)
             return attempt_id
-        timeout = settings.LAB_TOOL_TIMEOUT_MS / 1000 * self.scale
+        timeout = self._timeout_s(fault)
         try:
             result: CommitResult = await asyncio.wait_for(asyncio.shield(work), timeout)
         except TimeoutError:
@@ -282,16 +283,25 @@ class ToolCalls:
         self,
         work: asyncio.Task[Any],
         attempt_id: str,
+        fault: Fault | None,
         timed_out: Callable[[str], EventPayload],
     ) -> Any | None:
         """The tool's answer, or None after recording that it did not come in time."""
-        timeout = settings.LAB_TOOL_TIMEOUT_MS / 1000 * self.scale
+        timeout = self._timeout_s(fault)
         try:
             return await asyncio.wait_for(asyncio.shield(work), timeout)
         except TimeoutError:
             await self.record(timed_out(f"no answer within {settings.LAB_TOOL_TIMEOUT_MS} ms"))
             self._reject_late(work, attempt_id)
             return None
+
+    def _timeout_s(self, fault: Fault | None) -> float:
+        """How long the lab waits for an attempt: a slow one by design is waited for, its delay
+        on top of the usual timeout, so it answers late instead of timing out."""
+        slow_ms = 0
+        if fault is not None and fault.kind == "slow":
+            slow_ms = fault.late_result_after_ms or 0
+        return (settings.LAB_TOOL_TIMEOUT_MS + slow_ms) / 1000 * self.scale
 
     def _reject_late(self, work: asyncio.Task[Any], attempt_id: str) -> None:
         """A timed-out attempt is terminal: whatever it returns later is recorded as rejected."""

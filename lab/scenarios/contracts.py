@@ -86,8 +86,8 @@ class Fault(_Strict):
 
     lost_answer (commits only): the write is done, but its answer is lost on the way back, as a
     network drop after the request was sent loses it; the agent hears only that it may have run.
-    slow: the attempt answers, but only late_result_after_ms after it started (within the tool
-    timeout it succeeds; a caller line cued on commit_started lands while it is in flight).
+    slow: the attempt answers, but late_result_after_ms late, and the lab waits that much longer
+    for it (slow by design, not lost): a line cued on commit_started lands while it runs.
     """
 
     operation: Literal["lookup", "commit"]

@@ -63,6 +63,15 @@ async def test_the_check_in_is_heard_during_the_write_and_answered_with_its_outc
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
 
 
+async def test_a_slow_write_is_waited_for_past_the_tool_timeout(fast_clock):
+    # The write answers 4 s late; the lab's usual wait (1 s here) would call it uncertain.
+    fast_clock.LAB_TOOL_TIMEOUT_MS = 1000
+    session = await played(Mode.GUARDED)
+    types = [e.type for e in session.events]
+    assert "tool.commit.uncertain" not in types and types.count("tool.commit.succeeded") == 1
+    assert evaluate(session.contract, session.events).verdict is Verdict.PASS
+
+
 async def test_a_second_write_on_the_go_ahead_fails_on_a_new_key_and_passes_as_a_keyed_retry(
     fast_clock,
 ):
