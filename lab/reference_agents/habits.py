@@ -236,9 +236,9 @@ class RewriteOnBarge(Habit):
     name = "rewrite-on-barge"
 
     def react(self, replay: Replay, event: Event) -> list[Step] | None:
-        if not isinstance(event.payload, CallerUnderstood) or not replay.agent.writing:
+        if not isinstance(event.payload, CallerUnderstood):
             return None
-        started = _started(replay, sorted(replay.agent.writing)[-1])
+        started = replay.agent.in_flight()
         if started is None or started.confirmation_event_id is None:
             return None
         made = [p for p, _ in proposals(replay) if p.proposal_id == started.proposal_id]

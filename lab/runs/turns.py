@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from lab.events.models import Run
 from lab.events.types import (
     CallerSource,
+    CallerUnderstood,
     CallerUtterance,
     Event,
     EventPayload,
@@ -66,6 +67,8 @@ class AgentTurns:
         for event in events:
             self.agent.observe(event)
         self.steps: deque[Step] = deque()
+        # The steps a caller heard while a write is in flight calls for, taken at once.
+        self.meanwhile: deque[Step] = deque()
         self.lock = asyncio.Lock()
         self.counters = counters
 
@@ -75,7 +78,12 @@ class AgentTurns:
             self.gate.apply(event)
             for reaction in self.gate.reactions(event):
                 await self.record(reaction)
-        self.steps.extend(self.agent.observe(event))
+        steps = self.agent.observe(event)
+        if self.tools.writing and isinstance(event.payload, CallerUnderstood):
+            # What the agent does on hearing the caller mid-write, it does now, not after it.
+            self.meanwhile.extend(steps)
+        else:
+            self.steps.extend(steps)
 
     async def greet(self) -> None:
         self.steps.extend(self.agent.greet())
@@ -98,8 +106,10 @@ class AgentTurns:
         lab's own agent reads the transcript, never the audio or a script's meaning)."""
         if self.tools.writing:
             # The turn holding the lock waits on a write: the caller is heard as they speak, and
-            # that turn's own drain carries the agent's answer once the write's outcome is in.
+            # answered at once (the scripted agent only waits; the naive one writes again); that
+            # turn's own drain carries what the write's outcome calls for.
             await self._hear(text, source, arrived)
+            await self.drain(self.meanwhile)
             async with self.lock:
                 await self.drain()
             return
@@ -112,9 +122,10 @@ class AgentTurns:
         await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
         await self.record(self.agent.understand(text).event(said.id))
 
-    async def drain(self) -> None:
-        while self.steps:
-            step = self.steps.popleft()
+    async def drain(self, steps: deque[Step] | None = None) -> None:
+        steps = self.steps if steps is None else steps
+        while steps:
+            step = steps.popleft()
             match step:
                 case Say():
                     await self.speaker.say(step)

@@ -9,7 +9,14 @@ from channels.db import database_sync_to_async
 
 from lab.evaluation.evaluator import evaluate
 from lab.evaluation.verdicts import AssertionState, Verdict
-from lab.events.types import AgentUtterance, CallerUtterance, Channel, CommitStarted, Mode
+from lab.events.types import (
+    AgentUtterance,
+    CallerUtterance,
+    Channel,
+    CommitStarted,
+    CommitSucceeded,
+    Mode,
+)
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
@@ -35,11 +42,8 @@ def booked(session: RunSession) -> list[str]:
     return list(Appointment.objects.filter(run=session.run).values_list("slot__slot_id", flat=True))
 
 
-@pytest.mark.parametrize("mode", [Mode.GUARDED, Mode.UNGUARDED])
-async def test_the_check_in_is_heard_during_the_write_and_answered_with_its_outcome(
-    fast_clock, mode: Mode
-):
-    session = await played(mode)
+async def test_the_check_in_is_heard_during_the_write_and_answered_with_its_outcome(fast_clock):
+    session = await played(Mode.GUARDED)
     types = [e.type for e in session.events]
     started = types.index("tool.commit.started")
     check_in = next(
@@ -61,6 +65,34 @@ async def test_the_check_in_is_heard_during_the_write_and_answered_with_its_outc
     assert await booked(session) == ["wed-1330"]
     evaluation = evaluate(session.contract, session.events)
     assert evaluation.verdict is Verdict.PASS, evaluation.reason
+
+
+async def test_as_is_the_naive_agent_writes_again_on_hearing_the_caller_and_books_twice(
+    fast_clock,
+):
+    session = await played(Mode.UNGUARDED)
+    starts = [
+        (i, e.payload) for i, e in enumerate(session.events) if isinstance(e.payload, CommitStarted)
+    ]
+    (first_at, first), (again_at, again) = starts
+    check_in = next(
+        i
+        for i, e in enumerate(session.events)
+        if isinstance(e.payload, CallerUtterance) and e.payload.text.startswith("Hello?")
+    )
+    first_done = next(
+        i
+        for i, e in enumerate(session.events)
+        if isinstance(e.payload, CommitSucceeded) and e.payload.attempt_id == first.attempt_id
+    )
+    # Sent on hearing the caller, while the first write was still running, as a new request.
+    assert first_at < check_in < again_at < first_done
+    assert again.confirmation_event_id == first.confirmation_event_id
+    assert again.idempotency_key != first.idempotency_key
+    assert await booked(session) == ["wed-1330", "wed-1330"]
+    evaluation = evaluate(session.contract, session.events)
+    assert evaluation.verdict is Verdict.FAIL
+    assert "one_write_per_yes by" in evaluation.reason and "booked_once by" in evaluation.reason
 
 
 async def test_a_slow_write_is_waited_for_past_the_tool_timeout(fast_clock):
