@@ -19,6 +19,7 @@ from lab.events.types import (
     Mode,
     Outcome,
     ProposalMade,
+    UnderstandingKind,
 )
 from lab.policy.gate import GateState
 from lab.runs.counters import RunCounters
@@ -79,8 +80,14 @@ class AgentTurns:
             for reaction in self.gate.reactions(event):
                 await self.record(reaction)
         steps = self.agent.observe(event)
-        if self.tools.writing and isinstance(event.payload, CallerUnderstood):
-            # What the agent does on hearing the caller mid-write, it does now, not after it.
+        heard = event.payload
+        if (
+            self.tools.writing
+            and isinstance(heard, CallerUnderstood)
+            and heard.kind not in (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
+        ):
+            # What the agent does on hearing the caller mid-write, it does now, not after the
+            # write; a change of request still waits for the write's outcome.
             self.meanwhile.extend(steps)
         else:
             self.steps.extend(steps)
