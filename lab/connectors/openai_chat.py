@@ -249,6 +249,9 @@ class OpenAIChatAgent:
         except httpx.HTTPError as error:
             yield AgentFault("disconnected", why(error))
         finally:
+            # A turn that faulted never answers what is still queued: the run ends on the fault.
+            while listen and not self._interjections.empty():
+                owed.append(self._interjections.get_nowait()[1])
             for answered in owed:
                 if not answered.done():
                     answered.set_result(None)
