@@ -12,8 +12,12 @@ from typing import Any
 
 import pytest
 
-from lab.connectors.chat_wire import late_result_message, read_late_result, tool_message
-from lab.connectors.interface import ToolResult
+from lab.connectors.chat_wire import PENDING, late_result_message, read_late_result, tool_message
+from lab.connectors.interface import CallerTurn, Said, ToolCalled, ToolResult, TurnFinished
+from lab.connectors.openai_chat import OpenAIChatAgent
+from lab.connectors.tool_specs import offered_specs
+from lab.events.types import Action
+from tests.connectors.toolbox import FixtureToolBox
 from tests.connectors.verdicts import MODES, scenario_verdicts
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -85,3 +89,40 @@ def test_a_late_result_reads_back_as_its_call_and_body() -> None:
     assert message["role"] == "system"
     assert read_late_result(message["content"]) == ("call_7", tool_message(result)["content"])
     assert read_late_result("[Knowledge] nothing") is None
+
+
+async def test_the_connector_answers_the_caller_mid_call_with_the_call_pending_in_the_history(
+    reference_server: Start,
+) -> None:
+    agent = OpenAIChatAgent(
+        base_url=reference_server(None),
+        model="any",
+        tools=offered_specs(frozenset({Action.BOOK})),
+    )
+    box = FixtureToolBox()
+
+    async def check_in() -> None:
+        await agent.interject(CallerTurn("Hello? Did that go through?", "ev-3"))
+
+    try:
+        _ = [o async for o in agent.hear(CallerTurn("Tuesday morning, please.", "ev-1"), box)]
+        box.during_write = check_in
+        outputs = [o async for o in agent.hear(CallerTurn("Yes, book it.", "ev-2"), box)]
+    finally:
+        await agent.close()
+    assert box.during_write is None  # the write waited for the agent to answer the caller
+    assert [o.call.name for o in outputs if isinstance(o, ToolCalled)] == ["book_appointment"]
+    assert Said("Your reference is rc-1.") in outputs and outputs[-1] == TurnFinished()
+    since = next(i for i, m in enumerate(agent.messages) if m.get("content") == "Yes, book it.")
+    shape = [(m["role"], str(m.get("content"))[:40]) for m in agent.messages[since + 1 :]]
+    assert [role for role, _ in shape] == [
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "system",
+        "assistant",
+    ]
+    assert json.loads(agent.messages[since + 2]["content"]) == PENDING
+    assert shape[2][1] == "Hello? Did that go through?"
+    assert read_late_result(agent.messages[since + 5]["content"]) is not None
