@@ -65,9 +65,10 @@ async def play_script(session: ScriptedRun) -> None:
         mark = len(session.events)
         lines = session.contract.caller
         for number, line in enumerate(lines):
-            barge_in = session.voice is not None and line.into_readback_ms is not None
-            # A barge-in's audio is made while the caller waits for its cue, so it starts when
-            # the line says, however long a busy machine takes to synthesize it.
+            timed = line.into_readback_ms is not None or line.after == "commit_started"
+            barge_in = session.voice is not None and timed
+            # A barge-in's audio (into a readback, into a write) is made while the caller waits
+            # for its cue, so it starts when the line says, however long synthesis takes.
             made = asyncio.ensure_future(_voiced(session, line.say)) if barge_in else None
             try:
                 if line.after == "commit_started":
