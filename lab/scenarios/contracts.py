@@ -86,8 +86,9 @@ class Fault(_Strict):
 
     lost_answer (commits only): the write is done, but its answer is lost on the way back, as a
     network drop after the request was sent loses it; the agent hears only that it may have run.
-    slow: the attempt answers, but late_result_after_ms late, and the lab waits that much longer
-    for it (slow by design, not lost): a line cued on commit_started lands while it runs.
+    slow: the attempt answers late_result_after_ms late at the least, and the lab waits that much
+    longer for it (slow by design, not lost); where a line is cued on commit_started, not before
+    that line is understood, so it is heard mid-write however slow recognition is.
     """
 
     operation: Literal["lookup", "commit"]
