@@ -111,6 +111,8 @@ class ExternalAgentTurns:
         for event in events:
             self.referee.observe(event)
         self.tools = tools
+        # A slow write waits for no caller line this agent cannot hear before it answers.
+        tools.hold_for_caller &= isinstance(agent, Interjecting)
         self.toolbox = GatedToolBox(
             run=run,
             record=record,
