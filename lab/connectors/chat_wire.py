@@ -237,6 +237,31 @@ def tool_message(result: ToolResult) -> Message:
     }
 
 
+# The answer a tool call gets in the history while it is still running and the caller speaks
+# (pipecat's IN_PROGRESS): its real result follows as a system message once it comes.
+PENDING = {"kind": "pending", "reason": "the call is still running; its result will follow"}
+_LATE_RESULT = "The result of tool call {call_id}, which was still running, came back: "
+
+
+def pending_message(call: ToolCall) -> Message:
+    return {"role": "tool", "tool_call_id": call.call_id, "content": json.dumps(PENDING)}
+
+
+def late_result_message(result: ToolResult) -> Message:
+    """The result of a call the history answered as pending, when it comes."""
+    body = tool_message(result)["content"]
+    return {"role": "system", "content": _LATE_RESULT.format(call_id=result.call_id) + body}
+
+
+def read_late_result(content: str) -> tuple[str, str] | None:
+    """(call id, result body) of a late result message; None when the text is not one."""
+    head, found, body = content.partition(", which was still running, came back: ")
+    prefix = _LATE_RESULT.split("{call_id}")[0]
+    if not found or not head.startswith(prefix):
+        return None
+    return head.removeprefix(prefix), body
+
+
 def keep_heard(messages: list[Message], cuts: tuple[Cut, ...]) -> None:
     """Cut the latest assistant text back to what the caller heard before they barged in."""
     for cut in cuts:

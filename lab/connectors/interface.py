@@ -177,6 +177,14 @@ class FullDuplex(Protocol):
 
 
 @runtime_checkable
+class Interjecting(Protocol):
+    """An agent that hears the caller while its own tool call is still running (a slow write),
+    as pipecat's and LiveKit's loops do; returns once the agent has answered the caller."""
+
+    async def interject(self, turn: CallerTurn) -> None: ...
+
+
+@runtime_checkable
 class CallNamed(Protocol):
     """An agent told the lab's id of its call on its own wire (Twilio's customParameters): its
     tool calls to the HTTP sandbox name the run by it; any other is named by the run's id."""

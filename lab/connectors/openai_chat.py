@@ -9,7 +9,6 @@ words. A thin shell over `chat_wire`; every failure of the far side becomes an A
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import itertools
 import os
@@ -20,15 +19,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from lab.connectors.bounded import (
-    MAX_ERROR_BYTES,
-    MAX_REPLY_BYTES,
-    Budget,
-    LineSplitter,
-    Oversize,
-    size,
-    why,
-)
+from lab.connectors.bounded import Oversize, size, why
 from lab.connectors.chat_wire import (
     AssistantReply,
     Malformed,
@@ -37,10 +28,13 @@ from lab.connectors.chat_wire import (
     StreamReader,
     keep_heard,
     knowledge_message,
+    late_result_message,
+    pending_message,
     read_reply,
     split_sentences,
     tool_message,
 )
+from lab.connectors.http_body import BoundedBody, RequestBudget
 from lab.connectors.interface import (
     AgentFault,
     AgentIdentity,
@@ -48,6 +42,7 @@ from lab.connectors.interface import (
     CallerTurn,
     Said,
     ToolBox,
+    ToolCall,
     ToolCalled,
     TurnFinished,
 )
@@ -124,6 +119,10 @@ class OpenAIChatAgent:
         # The agent's own definitions (its tools file) as they are, else the lab's tools.
         self.functions = own_tools or [spec.openai_function() for spec in tools]
         self.messages: list[Message] = []
+        # Caller turns heard while a tool call runs, each with the future its answer settles.
+        self._interjections: asyncio.Queue[tuple[CallerTurn, asyncio.Future[None]]] = (
+            asyncio.Queue()
+        )
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
         self.identity = AgentIdentity(
@@ -163,12 +162,22 @@ class OpenAIChatAgent:
             yield output
 
     async def hear(self, turn: CallerTurn, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        self._user(turn)
+        async for output in self._turn(tools):
+            yield output
+
+    async def interject(self, turn: CallerTurn) -> None:
+        """The caller spoke while a tool call of this turn runs: the turn answers them (its
+        last call still running) and this returns once it has."""
+        answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._interjections.put_nowait((turn, answered))
+        await answered
+
+    def _user(self, turn: CallerTurn) -> None:
         keep_heard(self.messages, turn.cut)
         if turn.knowledge is not None:
             self.messages.append(knowledge_message(turn.knowledge))
         self.messages.append({"role": "user", "content": turn.text})
-        async for output in self._turn(tools):
-            yield output
 
     async def close(self) -> None:
         await self._client.aclose()
@@ -181,7 +190,7 @@ class OpenAIChatAgent:
                 request = self._client.build_request("GET", "models")
                 response = await self._client.send(request, stream=True)
                 try:
-                    body = await _Reading(response).whole()
+                    body = await BoundedBody(response).whole()
                 finally:
                     await response.aclose()
             listed = _Models.model_validate_json(body).data
@@ -191,8 +200,10 @@ class OpenAIChatAgent:
         if self.model not in names and len(names) == 1:
             self._reported(names.pop())
 
-    async def _turn(self, tools: ToolBox) -> AsyncIterator[AgentOutput]:
-        """Request, run the asked tools, request again, until the model answers in words."""
+    async def _turn(self, tools: ToolBox, *, listen: bool = True) -> AsyncIterator[AgentOutput]:
+        """Request, run the asked tools, request again, until the model answers in words; a
+        caller heard meanwhile (listen) is answered within it."""
+        owed: list[asyncio.Future[None]] = []
         try:
             for rounds in itertools.count():
                 reply = AssistantReply()
@@ -206,10 +217,20 @@ class OpenAIChatAgent:
                     )
                     return
                 self.messages.append(reply.message())
+                if not reply.calls and listen and not self._interjections.empty():
+                    # Heard while a call ran that was not the reply's last: answered now.
+                    turn, answered = self._interjections.get_nowait()
+                    owed.append(answered)
+                    self._user(turn)
+                    continue
                 if not reply.calls:
                     yield TurnFinished()
                     return
-                for call in reply.calls:
+                for number, call in enumerate(reply.calls):
+                    if listen and number == len(reply.calls) - 1:
+                        async for heard in self._call_hearing(call, tools):
+                            yield heard
+                        continue
                     result = await tools.call(call)
                     self.messages.append(tool_message(result))
                     yield ToolCalled(call, result)
@@ -227,6 +248,42 @@ class OpenAIChatAgent:
             yield AgentFault("timeout", f"no complete reply within the {self.deadline_s:g} s limit")
         except httpx.HTTPError as error:
             yield AgentFault("disconnected", why(error))
+        finally:
+            # A turn that faulted never answers what is still queued: the run ends on the fault.
+            while listen and not self._interjections.empty():
+                owed.append(self._interjections.get_nowait()[1])
+            for answered in owed:
+                if not answered.done():
+                    answered.set_result(None)
+
+    async def _call_hearing(self, call: ToolCall, tools: ToolBox) -> AsyncIterator[AgentOutput]:
+        """Run one tool call; the caller heard meanwhile is answered at once, the call in the
+        history as still running (PENDING) and its result a system message when it comes."""
+        running = asyncio.ensure_future(tools.call(call))
+        pending = False
+        try:
+            while not running.done():
+                heard = asyncio.ensure_future(self._interjections.get())
+                await asyncio.wait({running, heard}, return_when=asyncio.FIRST_COMPLETED)
+                if not heard.done():
+                    heard.cancel()
+                    break
+                turn, answered = heard.result()
+                if not pending:
+                    self.messages.append(pending_message(call))
+                    pending = True
+                self._user(turn)
+                try:
+                    async for output in self._turn(tools, listen=False):
+                        if not isinstance(output, TurnFinished):
+                            yield output
+                finally:
+                    answered.set_result(None)
+            result = await running
+        finally:
+            running.cancel()
+        self.messages.append(late_result_message(result) if pending else tool_message(result))
+        yield ToolCalled(call, result)
 
     async def _request(self, reply: AssistantReply) -> AsyncIterator[Said]:
         """One Chat Completions request; fills reply, yielding sentences as they come.
@@ -239,11 +296,11 @@ class OpenAIChatAgent:
             body["tools"] = self.functions
         if self.stream:
             body["stream"] = True
-        budget = _Budget(self.deadline_s)
+        budget = RequestBudget(self.deadline_s)
         request = self._client.build_request("POST", "chat/completions", json=body)
         async with budget.wait():
             response = await self._client.send(request, stream=True)
-        reading = _Reading(response)
+        reading = BoundedBody(response)
         try:
             if response.status_code >= 400:
                 async with budget.wait():
@@ -298,23 +355,6 @@ class _Models(BaseModel):
     data: list[_Model]
 
 
-class _Budget:
-    """Seconds left for one request, spent only while waiting on the server."""
-
-    def __init__(self, seconds: float) -> None:
-        self.left = seconds
-
-    @contextlib.asynccontextmanager
-    async def wait(self) -> AsyncIterator[None]:
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        try:
-            async with asyncio.timeout(max(self.left, 0.0)):
-                yield
-        finally:
-            self.left -= loop.time() - started
-
-
 class _HttpError(Exception):
     def __init__(self, response: httpx.Response, body: bytes) -> None:
         excerpt = " ".join(body.decode(errors="replace").split())[:_BODY_EXCERPT]
@@ -323,43 +363,6 @@ class _HttpError(Exception):
 
 class Cut(Exception):
     """The reply stopped before it was whole (a reset, a close before its end)."""
-
-
-class _Reading:
-    """One response's body, read under the caps of lab.connectors.bounded."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        self.response = response
-        self.received = 0
-
-    async def _chunks(self) -> AsyncIterator[bytes]:
-        async for chunk in self.response.aiter_bytes():
-            self.received += len(chunk)
-            yield chunk
-
-    async def whole(self) -> bytes:
-        body, cap = bytearray(), Budget(MAX_REPLY_BYTES, "the reply's body")
-        async for chunk in self._chunks():
-            cap.take(len(chunk))
-            body += chunk
-        return bytes(body)
-
-    async def excerpt(self) -> bytes:
-        """The start of an error body; the rest is not read (it says nothing more)."""
-        body = bytearray()
-        async for chunk in self._chunks():
-            body += chunk
-            if len(body) >= MAX_ERROR_BYTES:
-                break
-        return bytes(body[:MAX_ERROR_BYTES])
-
-    async def lines(self) -> AsyncIterator[str]:
-        splitter = LineSplitter()
-        async for chunk in self._chunks():
-            for line in splitter.feed(chunk):
-                yield line
-        for line in splitter.finish():
-            yield line
 
 
 def _whole_or_cut(finish_reason: str | None) -> None:

@@ -15,7 +15,11 @@ from lab.evaluation.assertions.confirmation import (
     commit_confirmed_explicitly,
     positive_talk_not_confirmation,
 )
-from lab.evaluation.assertions.execution import commit_outcome_recorded, single_execution
+from lab.evaluation.assertions.execution import (
+    commit_outcome_recorded,
+    one_commit_per_confirmation,
+    single_execution,
+)
 from lab.evaluation.assertions.grounding import (
     grounded_answers_cite,
     no_orphan_citation,
@@ -69,6 +73,7 @@ _CHECKS: dict[AssertionKind, Callable[[LogIndex], Finding]] = {
     AssertionKind.READBACK_HEARD_OUT: readback_heard_out,
     AssertionKind.SINGLE_EXECUTION: single_execution,
     AssertionKind.COMMIT_OUTCOME_RECORDED: commit_outcome_recorded,
+    AssertionKind.ONE_COMMIT_PER_CONFIRMATION: one_commit_per_confirmation,
     AssertionKind.NO_UNSUPPORTED_CLAIM_SPOKEN: no_unsupported_claim_spoken,
     AssertionKind.GROUNDED_ANSWERS_CITE: grounded_answers_cite,
     AssertionKind.NO_ORPHAN_CITATION: no_orphan_citation,

@@ -49,6 +49,7 @@ from lab.events.types import (
     CommitReconciled,
     CommitStarted,
     CommitSucceeded,
+    CommitUncertain,
     Event,
     GateDecision,
     IntentRevised,
@@ -124,6 +125,9 @@ class LogIndex:
         self.commit_success_by_attempt: dict[str, CommitSuccess] = {}
         # Attempts whose outcome the log settles: a receipt, a definite failure, a reconciliation.
         self.commits_settled: dict[str, Settled] = {}
+        # Attempts the agent was told may have run (a timeout, an uncertain outcome): a retry on
+        # the same key is then the agent finding out, not a second write.
+        self.answered_unknown: dict[str, Settled] = {}
         self.lookup_starts_by_revision: defaultdict[int, list[LookupStart]] = defaultdict(list)
         self.lookup_start_by_attempt: dict[str, LookupStart] = {}
         self.lookup_successes: dict[str, LookupSuccess] = {}
@@ -158,6 +162,7 @@ class LogIndex:
             CommitSucceeded: self._commit_succeeded,
             CommitFailed: self._commit_failed,
             CommitReconciled: self._commit_reconciled,
+            CommitUncertain: self._commit_uncertain,
             AgentInterrupted: self._agent_interrupted,
             RetrievalDone: self._retrieval_done,
             TurnGraded: self._turn_graded,
@@ -273,6 +278,7 @@ class LogIndex:
             payload.confirmation_event_id,
             payload.args,
             payload.args_hash,
+            payload.idempotency_key,
         )
         self.commit_starts.append(started)
         self.commit_start_by_attempt.setdefault(started.attempt_id, started)
@@ -286,6 +292,11 @@ class LogIndex:
         # A timed-out write may still have run: only the other failures settle an attempt.
         if payload.failure_kind != "timeout":
             self.commits_settled.setdefault(payload.attempt_id, Settled(seq, event_id))
+        else:
+            self.answered_unknown.setdefault(payload.attempt_id, Settled(seq, event_id))
+
+    def _commit_uncertain(self, seq: int, event_id: str, payload: CommitUncertain) -> None:
+        self.answered_unknown.setdefault(payload.attempt_id, Settled(seq, event_id))
 
     def _commit_reconciled(self, seq: int, event_id: str, payload: CommitReconciled) -> None:
         # A reconciled receipt is the attempt's receipt; without one it settles unexecuted.

@@ -70,6 +70,8 @@ class CommitStart(NamedTuple):
     confirmation_event_id: str | None
     args: Args
     args_hash: str
+    # None for a commit the gate blocked: it never reached the sandbox with a key.
+    idempotency_key: str | None = None
 
 
 class Settled(NamedTuple):

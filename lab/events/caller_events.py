@@ -6,8 +6,9 @@ from typing import Literal
 
 from lab.events.vocabulary import PayloadModel
 
-# The cues a scripted line prefers to wait for: a proposal read back, a readback to cut into.
-Cue = Literal["proposal", "readback"]
+# The cues a scripted line prefers to wait for: a proposal read back, a readback to cut into, a
+# write the agent has started (and not yet finished).
+Cue = Literal["proposal", "readback", "commit_started"]
 # What an agent may ask a caller that no scripted line says; the scenario's persona answers it.
 PersonaField = Literal["name", "phone", "email", "date_of_birth", "reason"]
 

@@ -229,6 +229,26 @@ class RetryNewKey(Habit):
         )
 
 
+class RewriteOnBarge(Habit):
+    """Sends its write again when the caller speaks while it is still running ("did that go
+    through?"), as a loop that drops the call in flight and re-runs the tool does."""
+
+    name = "rewrite-on-barge"
+
+    def react(self, replay: Replay, event: Event) -> list[Step] | None:
+        if not isinstance(event.payload, CallerUnderstood):
+            return None
+        started = replay.agent.in_flight()
+        if started is None or started.confirmation_event_id is None:
+            return None
+        made = [p for p, _ in proposals(replay) if p.proposal_id == started.proposal_id]
+        return [Commit(made[0], started.confirmation_event_id)] if made else None
+
+    def guarded(self, replay: Replay, step: Propose | Commit) -> bool:
+        """Its re-run skips its own gate, which would hold it for the write in flight."""
+        return not (isinstance(step, Commit) and replay.agent.writing)
+
+
 def _started(replay: Replay, attempt_id: str) -> CommitStarted | None:
     found = [
         e.payload
@@ -317,6 +337,7 @@ HABITS: dict[str, Habit] = {
         RebookOnRecap(),
         SaysUpdated(),
         RetryNewKey(),
+        RewriteOnBarge(),
         InventSlot(),
         KeepAfterInterrupt(),
         PromiseRefund(),

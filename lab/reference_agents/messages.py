@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,3 +73,14 @@ def receipt_of(
         args=proposal.args,
     )
     return receipt, isinstance(content, dict) and bool(content.get("replayed"))
+
+
+def tool_body(content: str) -> dict[str, Any]:
+    """A tool message's JSON object; a body that is none reads as the tool having failed."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return {"kind": "failed", "reason": "the tool's answer was not JSON"}
+    if not isinstance(body, dict):
+        return {"kind": "failed", "reason": "the tool's answer was not an object"}
+    return body

@@ -8,13 +8,12 @@ pure gate) in front of what it asks for; a `Habit` (habits.py) takes that guard 
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from lab.connectors.chat_wire import read_knowledge
+from lab.connectors.chat_wire import PENDING, read_knowledge, read_late_result
 from lab.connectors.tool_specs import tool_name
 from lab.events.chain import EventChain
 from lab.events.types import (
@@ -51,6 +50,7 @@ from lab.reference_agents.messages import (
     receipt_of,
     text_of,
     tool_args,
+    tool_body,
 )
 from lab.retrieval.window import RetrievedChunk
 from lab.scripted.answers import Retrieve
@@ -92,6 +92,8 @@ class Replay:
         self.said: list[tuple[str, str]] = []  # (event id, text) since the last assistant message
         self.cuts: list[tuple[str, str]] = []  # (utterance id, heard) for the next caller turn
         self.waiting: _Waiting | None = None
+        # Writes the history answered as still running, by call id, with their attempt ids.
+        self.running: dict[str, tuple[_Waiting, str]] = {}
         self.record(
             RunStarted(
                 run_id="reference",
@@ -117,7 +119,10 @@ class Replay:
             case "tool":
                 self.answered(text_of(message.get("content")))
             case "system":
-                found = read_knowledge(text_of(message.get("content")))
+                content = text_of(message.get("content"))
+                if (late := read_late_result(content)) is not None:
+                    self.came_back(*late)
+                found = read_knowledge(content)
                 self.knowledge = found if found is not None else self.knowledge
 
     def reply(self) -> Reply:
@@ -144,6 +149,24 @@ class Replay:
         self.drain()
         self.knowledge = ()
 
+    def came_back(self, call_id: str, content: str) -> None:
+        """The result of a write the history answered as still running, once it came."""
+        running = self.running.pop(call_id, None)
+        if running is None:
+            return
+        waiting, attempt_id = running
+        body = tool_body(content)
+        proposal = waiting.step.proposal if isinstance(waiting.step, Commit) else None
+        if body.get("kind") != "ok" or proposal is None:
+            reason = str(body.get("reason") or body.get("kind") or "the tool refused")
+            self.record(CommitFailed(attempt_id=attempt_id, failure_kind="error", reason=reason))
+        else:
+            key = waiting.key or waiting.call.call_id
+            receipt, replayed = receipt_of(body, waiting.call, key, proposal)
+            self.receipts.setdefault(proposal.proposal_id, receipt)
+            self.record(CommitSucceeded(attempt_id=attempt_id, receipt=receipt, replayed=replayed))
+        self.drain()
+
     def delivered(self, content: str) -> None:
         """The assistant message as the history keeps it: a shorter text means the caller cut in."""
         position = 0
@@ -160,13 +183,12 @@ class Replay:
         waiting, self.waiting = self.waiting, None
         if waiting is None:
             return
-        try:
-            body = json.loads(content)
-        except ValueError:
-            body = {"kind": "failed", "reason": "the tool's answer was not JSON"}
-        if not isinstance(body, dict):
-            body = {"kind": "failed", "reason": "the tool's answer was not an object"}
+        body = tool_body(content)
         match waiting.step:
+            case Commit() as commit if body.get("kind") == PENDING["kind"]:
+                # Still running while the caller speaks: started, its result to come.
+                attempt_id = self._record_commit(commit, waiting.key or "", None, None, False)
+                self.running[waiting.call.call_id] = (waiting, attempt_id)
             case Lookup() as lookup:
                 self._looked_up(lookup, waiting.decision_id, body)
             case Commit() as commit:
@@ -315,7 +337,7 @@ class Replay:
         done = self.receipts.get(proposal.proposal_id)
         if done is not None and not again:
             # A repeated yes: the booking is made, so the agent says so instead of calling again.
-            self._record_commit(step, key, decision, done, replayed=True)
+            self._record_commit(step, key, decision, done, True)
             return
         call = self._call(proposal.action, Operation.COMMIT, proposal.args)
         self.waiting = _Waiting(call, step, key=key, decision_id=decision.id if decision else None)
@@ -324,14 +346,14 @@ class Replay:
         proposal, key = step.proposal, waiting.key or waiting.call.call_id
         assert proposal is not None
         if body.get("kind") != "ok":
-            self._record_commit(step, key, None, None, replayed=False)
+            self._record_commit(step, key, None, None, False)
             attempt_id = f"cm-{self.counters['commit']}"
             reason = str(body.get("reason") or body.get("kind") or "the tool refused")
             self.record(CommitFailed(attempt_id=attempt_id, failure_kind="error", reason=reason))
             return
         receipt, replayed = receipt_of(body, waiting.call, key, proposal)
         self.receipts.setdefault(proposal.proposal_id, receipt)
-        self._record_commit(step, key, None, receipt, replayed=replayed)
+        self._record_commit(step, key, None, receipt, replayed)
 
     def _record_commit(
         self,
@@ -339,9 +361,8 @@ class Replay:
         key: str,
         decision: Event | None,
         receipt: Receipt | None,
-        *,
         replayed: bool,
-    ) -> None:
+    ) -> str:
         proposal = step.proposal
         assert proposal is not None
         attempt_id = f"cm-{self.next('commit')}"
@@ -360,6 +381,7 @@ class Replay:
         )
         if receipt is not None:
             self.record(CommitSucceeded(attempt_id=attempt_id, receipt=receipt, replayed=replayed))
+        return attempt_id
 
     def event(self, event_id: str) -> Event | None:
         return next((event for event in self.chain.events if event.id == event_id), None)

@@ -60,18 +60,23 @@ async def play_script(session: ScriptedRun) -> None:
     session.scripted = True
     persona = session.contract.persona or DEFAULT_PERSONA
     bound_s = cue_bound_s(session.contract.caller)
+    going: asyncio.Future[None] | None = None
     try:
         mark = len(session.events)
         lines = session.contract.caller
         for number, line in enumerate(lines):
-            barge_in = session.voice is not None and line.into_readback_ms is not None
-            # A barge-in's audio is made while the caller waits for its cue, so it starts when
-            # the line says, however long a busy machine takes to synthesize it.
+            timed = line.into_readback_ms is not None or line.after == "commit_started"
+            barge_in = session.voice is not None and timed
+            # A barge-in's audio (into a readback, into a write) is made while the caller waits
+            # for its cue, so it starts when the line says, however long synthesis takes.
             made = asyncio.ensure_future(_voiced(session, line.say)) if barge_in else None
             try:
-                at = await wait_for_turn(
-                    session, line, since=mark, number=number, persona=persona, bound_s=bound_s
-                )
+                if line.after == "commit_started":
+                    at = await _during_write(session, line, since=mark, number=number)
+                else:
+                    at = await wait_for_turn(
+                        session, line, since=mark, number=number, persona=persona, bound_s=bound_s
+                    )
                 pcm = await made if made is not None else None
             finally:
                 if made is not None:
@@ -86,7 +91,16 @@ async def play_script(session: ScriptedRun) -> None:
                     session, line, number, pcm=pcm, at=at, since=mark, bound_s=bound_s
                 )
                 return
-            await _say(session, line.say, line.means, number, pcm=pcm, at=at)
+            said = _say(session, line.say, line.means, number, pcm=pcm, at=at)
+            if following is not None and following.after == "commit_started":
+                going = asyncio.ensure_future(said)
+                continue
+            await said
+            if going is not None:
+                # The go-ahead's own turn (its write and the answer) is over before the next line.
+                finished: asyncio.Future[None] = going
+                going = None
+                await finished
         # What the agent asks after the last line (a name before it books) is answered too.
         last = len(session.contract.caller) - 1
         for _ in range(PERSONA_ANSWERS):
@@ -102,6 +116,11 @@ async def play_script(session: ScriptedRun) -> None:
         )
     except RunClosed:
         return
+    finally:
+        if going is not None:
+            going.cancel()
+            with contextlib.suppress(asyncio.CancelledError, RunClosed):
+                await going
 
 
 async def _say_and_hang_up(
@@ -135,6 +154,28 @@ async def _say_and_hang_up(
                 await task
     started = "while the agent's write was in flight" if _write_started(write) else "after its turn"
     await session.end(reason_kind="completed", reason=f"the scripted caller hung up {started}")
+
+
+async def _during_write(
+    session: ScriptedRun, line: CallerLine, *, since: int, number: int
+) -> float | None:
+    """Wait for the write the previous line's go-ahead starts, then pause_ms into it, while the
+    agent waits for its answer; a turn that ends without one records the cue missed."""
+    started = session.now()
+    # The go-ahead is said in the background: its turn is under way once it is heard.
+    async with asyncio.timeout(SCRIPT_WAIT_S):
+        await session.wait_for_event(since, _caller_spoke)
+    write = await _within_turn(session, since, _commit_started)
+    if write is None:
+        waited_ms = round((session.now() - started) / session.scale * 1000)
+        await session.record(CueMissed(line=number, cue="commit_started", waited_ms=waited_ms))
+        await _turn_over(session)
+    await asyncio.sleep(line.pause_ms / 1000 * session.scale)
+    return None
+
+
+def _caller_spoke(event: Event) -> bool:
+    return isinstance(event.payload, CallerUtterance)
 
 
 def _commit_started(event: Event) -> bool:

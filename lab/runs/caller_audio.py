@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -37,6 +38,8 @@ from lab.runs.pacing import AudioPacer
 from lab.runs.session import RunSession
 from lab.runs.turn_taking import Speculation, TurnClock, turn_model_name
 from lab.speech import asr, service
+
+logger = logging.getLogger(__name__)
 
 ASR_QUEUE = 2
 # Shared by every call of the process; each stream waits for its own frame's verdict.
@@ -104,6 +107,8 @@ class CallerAudio:
         self.scripted = False
         self.muted_frames = 0
         self.segments: asyncio.Queue[Segment] = asyncio.Queue(ASR_QUEUE)
+        # Caller turns still waiting on a write they started, recognition having gone on.
+        self.writing_turns: set[asyncio.Future[None]] = set()
         self.speculation: Speculation | None = None
         self.early: asyncio.Future[asr.Transcript] | None = None
         self.segment_start_ms = 0
@@ -113,6 +118,8 @@ class CallerAudio:
 
     def close(self) -> None:
         self.task.cancel()
+        for turn in list(self.writing_turns):
+            turn.cancel()
         for pending in (self.early, self.speculation):
             if pending is not None:
                 pending.cancel()
@@ -336,7 +343,28 @@ class CallerAudio:
             return  # a backchannel or the agent's own echo: never the caller's turn
         self.on_turn(self._clock(segment, await segment.ended, recognition_ms, now))
         # The segment as the lab heard it goes along, for an agent that listens for itself.
-        await self.session.caller_says(transcript.text, source="asr", audio=segment.end.pcm)
+        mark = len(self.session.events)
+        turn = asyncio.ensure_future(
+            self.session.caller_says(transcript.text, source="asr", audio=segment.end.pcm)
+        )
+        write = asyncio.ensure_future(self.session.wait_for_event(mark, _commit_started))
+        try:
+            await asyncio.wait({turn, write}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            write.cancel()
+        if turn.done():
+            await turn
+            return
+        # The turn waits on a write it started: recognition goes on meanwhile, so the caller is
+        # heard while the write is in flight, not once it has answered.
+        self.writing_turns.add(turn)
+        turn.add_done_callback(self._turn_over)
+
+    def _turn_over(self, turn: asyncio.Future[None]) -> None:
+        self.writing_turns.discard(turn)
+        error = None if turn.cancelled() else turn.exception()
+        if error is not None and not isinstance(error, RunClosed):
+            logger.error("a caller turn failed", exc_info=error)
 
     def _clock(self, segment: Segment, ended: Event, recognition_ms: int, now: float) -> TurnClock:
         clock = TurnClock(
@@ -356,3 +384,7 @@ class CallerAudio:
             clock.recognition_tail_ms = round((heard_at - speculation.started_at) * 1000)
             clock.speculative = segment.endpointing_ms < self.config.fallback_ms
         return clock
+
+
+def _commit_started(event: Event) -> bool:
+    return event.type == "tool.commit.started"

@@ -23,6 +23,7 @@ from lab.connectors.interface import (
     CallerTurn,
     Cut,
     FullDuplex,
+    Interjecting,
     LineMeasured,
     PlannedBargeIn,
     Said,
@@ -113,6 +114,9 @@ class ExternalAgentTurns:
         )
         for event in events:
             self.referee.observe(event)
+        self.tools = tools
+        # A slow write waits for no caller line this agent cannot hear before it answers.
+        tools.hold_for_caller &= isinstance(agent, Interjecting)
         self.toolbox = GatedToolBox(
             run=run,
             record=record,
@@ -173,16 +177,16 @@ class ExternalAgentTurns:
         """One final caller transcript: it cuts agent speech, is refereed (on what its scripted
         line means, when there is one), and goes to the agent (with the caller's audio as the lab
         heard it, on voice runs)."""
+        if self.tools.writing and isinstance(self.outside, Interjecting):
+            # Its turn holds the lock, waiting on a write: the caller is heard as they speak,
+            # and that turn answers them while the write is still in flight.
+            said, _ = await self._heard(text, source, arrived, means)
+            turn = CallerTurn(text=text, utterance_event_id=said.id, audio=audio, cut=self._cuts())
+            await self.outside.interject(turn)
+            return
         async with self.lock:
-            said = await self.record(CallerUtterance(text=text, source=source))
-            await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
-            read = self.referee.understand(text, means).event(said.id)
-            if means is not None:
-                read = read.model_copy(update={"annotated": True})
-            understood = await self.record(read)
+            said, understood = await self._heard(text, source, arrived, means)
             assert isinstance(understood.payload, CallerUnderstood)
-            await self._revise(understood.payload, understood.id)
-            self._caught_up.set()
             retrieval = await self._retrieve(understood.payload, understood.id, text)
             window = retrieval.payload if retrieval is not None else None
             self._retrieval = retrieval.id if retrieval is not None else None
@@ -197,6 +201,21 @@ class ExternalAgentTurns:
             await self._pump(
                 self.outside.hear(turn, self.toolbox), "answer" if question else "acknowledge"
             )
+
+    async def _heard(
+        self, text: str, source: CallerSource, arrived: float, means: CallerMeaning | None
+    ) -> tuple[Event, Event]:
+        """The caller's utterance recorded, cutting agent speech, refereed and revised."""
+        said = await self.record(CallerUtterance(text=text, source=source))
+        await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
+        read = self.referee.understand(text, means).event(said.id)
+        if means is not None:
+            read = read.model_copy(update={"annotated": True})
+        understood = await self.record(read)
+        assert isinstance(understood.payload, CallerUnderstood)
+        await self._revise(understood.payload, understood.id)
+        self._caught_up.set()
+        return said, understood
 
     async def plan_barge_in(self, text: str, into_ms: int) -> bool:
         """Hand a scripted barge-in to an agent on a live line, to go out over its next

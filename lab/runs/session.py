@@ -89,6 +89,7 @@ class RunSession:
             events=lambda: self.log.events,
             scale=self.scale,
             counters=counters,
+            wait_for=self.wait_for_event,
         )
         offered = tuple(spec.name for spec in offered_specs(frozenset(self.tools.adapters)))
         spec = agent_spec(run, offered) if agent is None else None

@@ -15,6 +15,7 @@ from lab.events.models import Run
 from lab.events.types import (
     Action,
     Args,
+    CallerUnderstood,
     CommitFailed,
     CommitStarted,
     CommitSucceeded,
@@ -29,6 +30,7 @@ from lab.events.types import (
     ReconcileTrigger,
 )
 from lab.runs.counters import RunCounters
+from lab.runs.log import RunClosed
 from lab.runs.reconciliation import settle
 from lab.scenarios.contracts import Contract, Fault
 from lab.scripted.steps import Lookup
@@ -36,6 +38,13 @@ from lab.tools.adapters import ADAPTERS, CommitRejected, CommitResult, ToolAdapt
 from lab.tools.authorization import Authorization, CommitRequest
 
 Record = Callable[[EventPayload], Awaitable[Event]]
+WaitFor = Callable[[int, Callable[[Event], bool]], Awaitable[Event]]
+# Conversation seconds a slow write waits, at most, for the caller's line cued into it.
+HOLD_S = 30.0
+
+
+def _understood(event: Event) -> bool:
+    return isinstance(event.payload, CallerUnderstood)
 
 
 @dataclass(frozen=True)
@@ -65,8 +74,13 @@ class ToolCalls:
         events: Callable[[], list[Event]],
         scale: float,
         counters: RunCounters,
+        wait_for: WaitFor | None = None,
     ) -> None:
         self.run = run
+        self.wait_for = wait_for
+        # A scenario that cues a caller line into a write holds its slow write until that line
+        # is understood, so the caller is heard mid-write however long recognition takes.
+        self.hold_for_caller = any(line.after == "commit_started" for line in contract.caller)
         self.record = record
         self.events = events
         self.scale = scale
@@ -79,6 +93,8 @@ class ToolCalls:
         self._open: dict[str, tuple[CommitStarted, asyncio.Task[Any]]] = {}
         self._settling: dict[str, asyncio.Task[None]] = {}
         self.counters = counters
+        # Commit attempts awaiting their answer now: a caller heard meanwhile barges into a write.
+        self.writing = 0
 
     async def load(self) -> None:
         """Load each offered tool's sandbox rows for this run."""
@@ -114,6 +130,7 @@ class ToolCalls:
         options = await self._await(
             work,
             attempt_id,
+            fault,
             lambda reason: LookupFailed(
                 attempt_id=attempt_id, failure_kind="timeout", reason=reason
             ),
@@ -146,6 +163,21 @@ class ToolCalls:
         authorization: Authorization,
     ) -> str:
         """One commit attempt, recorded from start to outcome; returns the attempt's id."""
+        self.writing += 1
+        try:
+            return await self._commit_args(
+                commitment, confirmation_event_id=confirmation_event_id, authorization=authorization
+            )
+        finally:
+            self.writing -= 1
+
+    async def _commit_args(
+        self,
+        commitment: Commitment,
+        *,
+        confirmation_event_id: str | None,
+        authorization: Authorization,
+    ) -> str:
         number = self.counters.next("commit")
         attempt_id = f"cm-{number}"
         started = CommitStarted(
@@ -183,7 +215,7 @@ class ToolCalls:
         if fault is not None and fault.kind == "lost_answer":
             await self._lose_answer(attempt_id, work)
             return attempt_id
-        timeout = settings.LAB_TOOL_TIMEOUT_MS / 1000 * self.scale
+        timeout = self._timeout_s(fault)
         try:
             result: CommitResult = await asyncio.wait_for(asyncio.shield(work), timeout)
         except TimeoutError:
@@ -251,10 +283,15 @@ class ToolCalls:
     def _call(
         self, function: Callable[..., Any], *args: Any, fault: Fault | None
     ) -> asyncio.Task[Any]:
+        since = len(self.events())
+
         async def call() -> Any:
             if fault is not None and fault.kind == "timeout":
                 late_ms = settings.LAB_TOOL_TIMEOUT_MS + (fault.late_result_after_ms or 0)
                 await asyncio.sleep(late_ms / 1000 * self.scale)
+            elif fault is not None and fault.kind == "slow":
+                await asyncio.sleep((fault.late_result_after_ms or 0) / 1000 * self.scale)
+                await self._caller_heard(since)
             return await database_sync_to_async(function)(*args)
 
         return asyncio.ensure_future(call())
@@ -263,16 +300,35 @@ class ToolCalls:
         self,
         work: asyncio.Task[Any],
         attempt_id: str,
+        fault: Fault | None,
         timed_out: Callable[[str], EventPayload],
     ) -> Any | None:
         """The tool's answer, or None after recording that it did not come in time."""
-        timeout = settings.LAB_TOOL_TIMEOUT_MS / 1000 * self.scale
+        timeout = self._timeout_s(fault)
         try:
             return await asyncio.wait_for(asyncio.shield(work), timeout)
         except TimeoutError:
             await self.record(timed_out(f"no answer within {settings.LAB_TOOL_TIMEOUT_MS} ms"))
             self._reject_late(work, attempt_id)
             return None
+
+    async def _caller_heard(self, since: int) -> None:
+        """Hold a slow write until the caller's line into it is understood (at most HOLD_S)."""
+        if not self.hold_for_caller or self.wait_for is None:
+            return
+        with contextlib.suppress(TimeoutError, RunClosed):
+            async with asyncio.timeout(HOLD_S * self.scale):
+                await self.wait_for(since, _understood)
+
+    def _timeout_s(self, fault: Fault | None) -> float:
+        """How long the lab waits for an attempt: a slow one by design is waited for, its delay
+        (and any hold for the caller) on top of the usual timeout, so it answers late."""
+        slow_ms = 0.0
+        if fault is not None and fault.kind == "slow":
+            slow_ms = (fault.late_result_after_ms or 0) + (
+                HOLD_S * 1000 if self.hold_for_caller else 0
+            )
+        return (settings.LAB_TOOL_TIMEOUT_MS + slow_ms) / 1000 * self.scale
 
     def _reject_late(self, work: asyncio.Task[Any], attempt_id: str) -> None:
         """A timed-out attempt is terminal: whatever it returns later is recorded as rejected."""

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from lab.events.models import Run
 from lab.events.types import (
     CallerSource,
+    CallerUnderstood,
     CallerUtterance,
     Event,
     EventPayload,
@@ -18,6 +19,7 @@ from lab.events.types import (
     Mode,
     Outcome,
     ProposalMade,
+    UnderstandingKind,
 )
 from lab.policy.gate import GateState
 from lab.runs.counters import RunCounters
@@ -66,6 +68,8 @@ class AgentTurns:
         for event in events:
             self.agent.observe(event)
         self.steps: deque[Step] = deque()
+        # The steps a caller heard while a write is in flight calls for, taken at once.
+        self.meanwhile: deque[Step] = deque()
         self.lock = asyncio.Lock()
         self.counters = counters
 
@@ -75,7 +79,18 @@ class AgentTurns:
             self.gate.apply(event)
             for reaction in self.gate.reactions(event):
                 await self.record(reaction)
-        self.steps.extend(self.agent.observe(event))
+        steps = self.agent.observe(event)
+        heard = event.payload
+        if (
+            self.tools.writing
+            and isinstance(heard, CallerUnderstood)
+            and heard.kind not in (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
+        ):
+            # What the agent does on hearing the caller mid-write, it does now, not after the
+            # write; a change of request still waits for the write's outcome.
+            self.meanwhile.extend(steps)
+        else:
+            self.steps.extend(steps)
 
     async def greet(self) -> None:
         self.steps.extend(self.agent.greet())
@@ -96,15 +111,28 @@ class AgentTurns:
     ) -> None:
         """One final caller transcript: it cuts agent speech, is understood, and answered (the
         lab's own agent reads the transcript, never the audio or a script's meaning)."""
+        if self.tools.writing:
+            # The turn holding the lock waits on a write: the caller is heard as they speak, and
+            # answered at once (the scripted agent only waits; the naive one writes again); that
+            # turn's own drain carries what the write's outcome calls for.
+            await self._hear(text, source, arrived)
+            await self.drain(self.meanwhile)
+            async with self.lock:
+                await self.drain()
+            return
         async with self.lock:
-            said = await self.record(CallerUtterance(text=text, source=source))
-            await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
-            await self.record(self.agent.understand(text).event(said.id))
+            await self._hear(text, source, arrived)
             await self.drain()
 
-    async def drain(self) -> None:
-        while self.steps:
-            step = self.steps.popleft()
+    async def _hear(self, text: str, source: CallerSource, arrived: float) -> None:
+        said = await self.record(CallerUtterance(text=text, source=source))
+        await self.speaker.interrupt(cause_event_id=said.id, at=arrived)
+        await self.record(self.agent.understand(text).event(said.id))
+
+    async def drain(self, steps: deque[Step] | None = None) -> None:
+        steps = self.steps if steps is None else steps
+        while steps:
+            step = steps.popleft()
             match step:
                 case Say():
                     await self.speaker.say(step)

@@ -42,6 +42,7 @@ class AssertionKind(StrEnum):
     UNCOVERED_QUESTION_DECLINED = "uncovered_question_declined"
     LATEST_REQUEST_EXECUTED = "latest_request_executed"
     COMMIT_OUTCOME_RECORDED = "commit_outcome_recorded"
+    ONE_COMMIT_PER_CONFIRMATION = "one_commit_per_confirmation"
 
 
 class _Strict(BaseModel):
@@ -54,6 +55,8 @@ class CallerLine(_Strict):
     after: start = once the greeting is over; agent_idle = once the agent has answered
     the previous line; proposal = once a new proposal has been read back in full, or, when none
     comes, once the agent's turn is over and a short bound has passed (the cue is recorded missed).
+    commit_started = pause_ms after the agent starts the write the previous line (a
+    confirmation) asked for, while it is in flight, or, when none starts, once its turn is over.
     into_readback_ms: instead, speak this long after the next readback starts (barge-in), or as a
     plain line when no readback comes within the bound.
     means: what the line means, the referee's reading of it when an outside agent is tested.
@@ -62,7 +65,7 @@ class CallerLine(_Strict):
     """
 
     say: str = Field(min_length=1, max_length=300)
-    after: Literal["start", "agent_idle", "proposal"] = "agent_idle"
+    after: Literal["start", "agent_idle", "proposal", "commit_started"] = "agent_idle"
     into_readback_ms: int | None = Field(default=None, ge=0)
     pause_ms: int = Field(default=500, ge=0, le=10000)
     means: CallerMeaning | None = None
@@ -83,17 +86,22 @@ class Fault(_Strict):
 
     lost_answer (commits only): the write is done, but its answer is lost on the way back, as a
     network drop after the request was sent loses it; the agent hears only that it may have run.
+    slow: the attempt answers late_result_after_ms late at the least, and the lab waits that much
+    longer for it (slow by design, not lost); where a line is cued on commit_started, not before
+    that line is understood, so it is heard mid-write however slow recognition is.
     """
 
     operation: Literal["lookup", "commit"]
     attempt: int = Field(ge=1)
-    kind: Literal["timeout", "error", "lost_answer"]
+    kind: Literal["timeout", "error", "lost_answer", "slow"]
     late_result_after_ms: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _lost_answers_are_writes(self) -> Fault:
         if self.kind == "lost_answer" and self.operation != "commit":
             raise ValueError("only a commit's answer can be lost: a lookup writes nothing")
+        if self.kind == "slow" and not self.late_result_after_ms:
+            raise ValueError("a slow attempt needs late_result_after_ms: how late it answers")
         return self
 
 
@@ -168,6 +176,26 @@ class Contract(_Strict):
     def _hang_up_ends_the_script(self) -> Contract:
         if any(line.hang_up_on for line in self.caller[:-1]):
             raise ValueError("only the last caller line can hang up: nothing is said after it")
+        return self
+
+    @model_validator(mode="after")
+    def _writes_follow_a_go_ahead(self) -> Contract:
+        # Only a confirmation starts a write, so a line waiting for one after any other line
+        # would wait for nothing and be said as a plain line: refused, naming the line.
+        for number, line in enumerate(self.caller):
+            if line.after != "commit_started":
+                continue
+            before = self.caller[number - 1] if number else None
+            if before is None or before.means is None or before.means.kind != "confirmation":
+                raise ValueError(
+                    f"caller line {number} waits for commit_started, but "
+                    + (
+                        f"line {number - 1} is not meant as a confirmation"
+                        if before
+                        else "it is the first line"
+                    )
+                    + ": only a go-ahead starts a write"
+                )
         return self
 
     @field_validator("tool")

@@ -111,6 +111,8 @@ class ScriptedAgent:
     # Each commit attempt the agent made, by attempt id, and how often each proposal was tried.
     commits: dict[str, CommitStarted] = field(default_factory=dict)
     tries: dict[str, int] = field(default_factory=dict)
+    # Commit attempts started whose outcome has not come yet.
+    writing: set[str] = field(default_factory=set)
 
     def greet(self) -> list[Step]:
         return [
@@ -138,6 +140,13 @@ class ScriptedAgent:
 
     def observe(self, event: Event) -> list[Step]:
         """The steps this event calls for (often none)."""
+        match event.payload:
+            case CommitStarted(attempt_id=attempt_id):
+                self.writing.add(attempt_id)
+            case CommitSucceeded(attempt_id=attempt_id) | CommitFailed(attempt_id=attempt_id):
+                self.writing.discard(attempt_id)
+            case CommitReconciled(attempt_id=attempt_id):
+                self.writing.discard(attempt_id)
         match event.payload:
             case CallerUtterance(text=text):
                 self.heard = text
@@ -215,9 +224,29 @@ class ScriptedAgent:
             Commit(proposal, started.confirmation_event_id, retry=tried),
         ]
 
+    def in_flight(self) -> CommitStarted | None:
+        """The latest commit attempt whose outcome has not come yet."""
+        started = [c for attempt, c in self.commits.items() if attempt in self.writing]
+        return started[-1] if started else None
+
+    def _write_again(self) -> list[Step]:
+        started = self.in_flight()
+        if started is None:
+            return []
+        proposal = self.proposals.get(started.proposal_id or "")
+        if proposal is None or started.confirmation_event_id is None:
+            return []
+        tried = self.tries.get(proposal.proposal_id, 0)
+        return [Commit(proposal, started.confirmation_event_id, retry=tried)]
+
     # -- caller turns -----------------------------------------------------------------------
 
     def _on_understood(self, understood: CallerUnderstood, event_id: str) -> list[Step]:
+        changes = (UnderstandingKind.REQUEST, UnderstandingKind.CORRECTION)
+        if self.writing and understood.kind not in changes:
+            # Heard while a write is in flight ("did that go through?"): its outcome, said as it
+            # comes, is the answer; the naive habit runs the write again, as a new request.
+            return self._write_again() if self.naive else []
         self.expecting = ()
         self.unsure = dict(understood.ambiguous)
         asked, self.asked = self.asked, ""

@@ -9,6 +9,7 @@ answers the tools. What the agent did comes back as one transcript to compare.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from lab.connectors.interface import AgentFault, CallerTurn, Cut, Said, ToolCalled
@@ -44,7 +45,14 @@ async def play(url: str, name: str, *, stream: bool = True) -> list[tuple[Any, .
     try:
         async for output in agent.greet(box):
             transcript.append((0, type(output).__name__))
-        for number, line in enumerate(scenario["caller"], start=1):
+        lines = scenario["caller"]
+        for number, line in enumerate(lines, start=1):
+            if line.get("after") == "commit_started":
+                continue  # said while the previous line's write runs, below
+            following = lines[number] if number < len(lines) else None
+            if following is not None and following.get("after") == "commit_started":
+                # The write answers once the agent has answered the caller's line meanwhile.
+                box.during_write = _interjecting(agent, following["say"], number + 1)
             cuts: tuple[Cut, ...] = ()
             if line.get("into_readback_ms") is not None and last_said:
                 if is_backchannel(line["say"]):
@@ -64,6 +72,13 @@ async def play(url: str, name: str, *, stream: bool = True) -> list[tuple[Any, .
     finally:
         await agent.close()
     return transcript
+
+
+def _interjecting(agent: OpenAIChatAgent, text: str, number: int) -> Callable[[], Awaitable[None]]:
+    async def say() -> None:
+        await agent.interject(CallerTurn(text, f"ev-{number}"))
+
+    return say
 
 
 def commits(transcript: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

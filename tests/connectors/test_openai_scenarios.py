@@ -36,6 +36,7 @@ EXPOSED = {
     "rebook-on-recap": {"time_repeated": "booked_once"},
     "says-updated": {"correction_after_booking": "correction_carried_out"},
     "retry-new-key": {"commit_answer_lost": "booked_once"},
+    "rewrite-on-barge": {"barge_during_commit": "one_write_per_yes"},
     "invent-slot": {"tool_timeout": "nothing_invented"},
     "keep-after-interrupt": {"interruption": "interrupted_proposal_expired"},
     "promise-refund": {"facts_before_booking": "nothing_unsupported"},
@@ -57,6 +58,7 @@ EXPOSED = {
         "tool_timeout": "commit_confirmed",
         "commit_answer_lost": "commit_confirmed",
         "hangup_mid_commit": "positive_is_not_yes",
+        "barge_during_commit": "commit_confirmed",
     },
     # Books a slot it made up, unread and unconfirmed; the sandbox rejects it, and it fails.
     "book-invented": {"tool_timeout": "nothing_invented"},

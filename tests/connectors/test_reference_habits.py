@@ -32,6 +32,7 @@ EXPOSES = {
     "rebook-on-recap": {"time_repeated"},
     "says-updated": {"correction_after_booking"},
     "retry-new-key": {"commit_answer_lost"},
+    "rewrite-on-barge": {"barge_during_commit"},
     "invent-slot": {"tool_timeout"},
     "keep-after-interrupt": {"interruption"},
     "promise-refund": {"facts_before_booking"},
@@ -68,6 +69,12 @@ def test_the_reference_agent_books_the_latest_confirmed_request_once(
     assert _booked(reference["refund_correction"])[0]["amount_cents"] == 2500
     assert len(_booked(reference["double_confirmation"])) == 1
     assert len(_booked(reference["time_repeated"])) == 1
+    # Asked "Did that go through?" while its booking runs, it waits for the answer and says it.
+    assert len(_booked(reference["barge_during_commit"])) == 1
+    assert [e[2] for e in reference["barge_during_commit"] if e[1] == "said"][-2:] == [
+        "Done: Wednesday at 1:30 PM.",
+        "Your reference is rc-1.",
+    ]
     # Its booking's answer lost, it says so and sends nothing again.
     assert [e[3] for e in commits(reference["commit_answer_lost"])] == ["failed"]
     assert [b["day"] for b in _booked(reference["correction_after_booking"])] == [
@@ -116,6 +123,12 @@ async def test_a_habit_changes_only_the_scenarios_that_expose_it(
             # The lost answer's write sent again at once, in the same turn: two calls.
             assert [(e[0], e[3]) for e in commits(faulty["commit_answer_lost"])] == [
                 (2, "failed"),
+                (2, "ok"),
+            ]
+        case "rewrite-on-barge":
+            # Sent again on hearing the caller while the first write ran: two calls, one yes.
+            assert [(e[0], e[3]) for e in commits(faulty["barge_during_commit"])] == [
+                (2, "ok"),
                 (2, "ok"),
             ]
         case "invent-slot":

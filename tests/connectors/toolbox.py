@@ -6,6 +6,7 @@ It stands in for the lab's gated toolbox only where the connector is tested on i
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,15 +33,20 @@ def _slots(args: dict[str, Any]) -> list[dict[str, Any]]:
 @dataclass
 class FixtureToolBox:
     """Records every call; `fail_lookups` makes the first N lookups time out, `lose_commits` the
-    first N writes' answers (the write is made, the agent hears it may have run)."""
+    first N writes' answers (the write is made, the agent hears it may have run); the next write
+    waits for `during_write` (the caller speaking to the agent meanwhile) before it answers."""
 
     fail_lookups: int = 0
     lose_commits: int = 0
     calls: list[ToolCall] = field(default_factory=list)
+    during_write: Callable[[], Awaitable[None]] | None = None
 
     async def call(self, call: ToolCall) -> ToolResult:
         self.calls.append(call)
         args = call.arguments
+        if call.name in ("book_appointment", "issue_refund") and self.during_write is not None:
+            meanwhile, self.during_write = self.during_write, None
+            await meanwhile()
         match call.name:
             case "check_availability" | "look_up_order" if self.fail_lookups > 0:
                 self.fail_lookups -= 1

@@ -51,6 +51,7 @@ HASHES = {
 TOOL_TIMEOUT_V2 = "21e163da5c0d1bf660c1518df8a83b94aa9475afc29f48f57971b5f1414880aa"
 # Scenarios from the failures real users report (issue 31), annotated from their first version.
 HASHES_NEW = {
+    "barge_during_commit": "d95400bca5f133e0ebf88dcf37946f91d273a799b28967f2a35be1fc7b243a20",
     "commit_answer_lost": "abbc1ca9b5964948a3403865bf45cc499e6defb13c00e7bd813f27efecffa29e",
     "hangup_mid_commit": "f3316fd16d5345bb8e8064bb1a20f6fba81f3dc79976f3b19b95645fe844a53f",
     "correction_after_booking": "a633519ed2417f2fc4f45d605c59f1271ae5cc3b0e392326391ab3d031abc461",

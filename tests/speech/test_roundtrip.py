@@ -65,6 +65,7 @@ LINES: dict[str, tuple[list[tuple[str, ...]], tuple[str, ...]]] = {
     "Can you put me through to your manager?": ([("manager",)], POSITIVE_ONLY),
     "How much is a frame respray?": ([("how much",), ("frame",)], POSITIVE_ONLY),
     "So that's nine, yes?": ([("nine", "9")], ()),
+    "Hello? Did that go through?": ([("through",)], POSITIVE_ONLY),
     "Actually, can you make that Friday morning instead?": (
         [("actually",), ("friday",), ("morning",)],
         POSITIVE_ONLY,
@@ -77,6 +78,8 @@ QUESTION, UNSUPPORTED = UnderstandingKind.QUESTION, UnderstandingKind.UNSUPPORTE
 
 # What the scenarios need the agent to understand from each line as heard.
 MEANINGS: dict[str, tuple[UnderstandingKind, Args]] = {
+    # A check-in while the booking is written asks for nothing and confirms nothing.
+    "Hello? Did that go through?": (UNSUPPORTED, {}),
     # A recap after the booking is no new confirmation of anything.
     "So that's nine, yes?": (POSITIVE, {}),
     "Actually, can you make that Friday morning instead?": (

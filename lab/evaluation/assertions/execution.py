@@ -89,3 +89,41 @@ def commit_outcome_recorded(log: LogIndex) -> Finding:
         else:
             tally.lack(f"Commit {started.attempt_id} ({started.id}) has no outcome yet.")
     return tally.finding(f"All {len(log.commit_starts)} commit attempt(s) have a recorded outcome.")
+
+
+def one_commit_per_confirmation(log: LogIndex) -> Finding:
+    """Each go-ahead starts one write. A further attempt on it is only a retry, on the same key,
+    of a write the agent was told may have run; any other is a second write, blocked or not."""
+    if not log.attempts:
+        return lacking("Expected a commit attempt; none was made.")
+    tally = Tally()
+    last: dict[str, CommitStart] = {}
+    for attempt in log.attempts:
+        tally.support(attempt)
+        go_ahead = attempt.confirmation_event_id
+        if go_ahead is None:
+            continue  # resting on no confirmation is commit_confirmed_explicitly's to judge
+        earlier = last.get(go_ahead)
+        last[go_ahead] = attempt
+        why = None if earlier is None else _second_write(log, earlier, attempt)
+        if earlier is not None and why is not None:
+            tally.contradict(
+                f"Commit {attempt.attempt_id} ({attempt.id}) is a second write on go-ahead "
+                f"{go_ahead}: {why}.",
+                earlier,
+                attempt,
+            )
+    return tally.finding(f"{len(log.attempts)} commit attempt(s), one write per go-ahead.")
+
+
+def _second_write(log: LogIndex, earlier: CommitStart, again: CommitStart) -> str | None:
+    """Why `again` is a second write after `earlier` on the same go-ahead (None: a retry)."""
+    unknown = log.answered_unknown.get(earlier.attempt_id)
+    settled = log.commits_settled.get(earlier.attempt_id)
+    if unknown is None or unknown.seq > again.seq:
+        if settled is None or settled.seq > again.seq:
+            return f"sent while {earlier.attempt_id} ({earlier.id}) was still in flight"
+        return f"sent after {earlier.attempt_id} ({earlier.id}) had its answer"
+    if again.idempotency_key is None or again.idempotency_key != earlier.idempotency_key:
+        return f"a retry of {earlier.attempt_id} ({earlier.id}) on a new idempotency key"
+    return None
