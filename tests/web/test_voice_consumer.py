@@ -88,6 +88,25 @@ def speech(text: str) -> bytes:
     return tts.synthesize(text) + SILENCE * 40
 
 
+async def close_of(call: Call) -> dict:
+    """What the server sent until it closed the socket: the close message."""
+    while (message := await call.communicator.receive_output(timeout=30))["type"] != (
+        "websocket.close"
+    ):
+        pass
+    return message
+
+
+async def ended_log(run, limit_s: float = 60.0):
+    """The run's log once it holds run.ended: a closed socket's run ends behind it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while (events := await database_sync_to_async(store.run_events)(run))[-1].type != "run.ended":
+        assert loop.time() < deadline, f"never ended: {[e.type for e in events][-5:]}"
+        await asyncio.sleep(0.05)
+    return events
+
+
 async def test_spoken_pcm_frames_become_a_transcribed_turn_with_a_latency_chain():
     run, call = await open_call()
     await call.hear_out(run)
@@ -179,15 +198,9 @@ async def test_frames_faster_than_real_time_close_the_call_and_keep_the_log():
     run, call = await open_call()
     for _ in range(200):
         await call.communicator.send_to(bytes_data=SILENCE)
-    closed = None
-    for _ in range(400):
-        message = await call.communicator.receive_output(timeout=10)
-        if message["type"] == "websocket.close":
-            closed = message
-            break
-    assert closed == {"type": "websocket.close", "code": 4429}
+    assert await close_of(call) == {"type": "websocket.close", "code": 4429}
     await call.communicator.disconnect()
-    events = await database_sync_to_async(store.run_events)(run)
+    events = await ended_log(run)
     assert any(e.type == "input.rejected" and e.payload.reason_kind == "too_fast" for e in events)
     assert events[-1].type == "run.ended"
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
