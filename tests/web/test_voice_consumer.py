@@ -101,10 +101,12 @@ async def ended_log(run, limit_s: float = 60.0):
     """The run's log once it holds run.ended: a closed socket's run ends behind it."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit_s
-    while (events := await database_sync_to_async(store.run_events)(run))[-1].type != "run.ended":
+    while True:
+        events = await database_sync_to_async(store.run_events)(run)
+        if events and events[-1].type == "run.ended":
+            return events
         assert loop.time() < deadline, f"never ended: {[e.type for e in events][-5:]}"
         await asyncio.sleep(0.05)
-    return events
 
 
 async def test_spoken_pcm_frames_become_a_transcribed_turn_with_a_latency_chain():
