@@ -22,6 +22,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
 SILENCE = bytes(FRAME_BYTES)
+# A flood: 20 s of audio sent at once. The server refuses a client 3 s ahead of real time, so it
+# sees this one whenever it reads the frames faster than 17 ms each; with only 4 s (200 frames)
+# it had to read them all within 1 s of the first, which a loaded core does not.
+FLOOD_FRAMES = 1000
 
 
 class Call:
@@ -198,10 +202,11 @@ async def test_malformed_frames_are_refused_with_a_reason_and_an_event(frame, ki
 
 async def test_frames_faster_than_real_time_close_the_call_and_keep_the_log():
     run, call = await open_call()
-    for _ in range(200):
+    for _ in range(FLOOD_FRAMES):
         await call.communicator.send_to(bytes_data=SILENCE)
     assert await close_of(call) == {"type": "websocket.close", "code": 4429}
-    await call.communicator.disconnect()
+    # The hang-up queues behind the flood's unread frames: time to read them, then end the run.
+    await call.communicator.disconnect(timeout=60)
     events = await ended_log(run)
     assert any(e.type == "input.rejected" and e.payload.reason_kind == "too_fast" for e in events)
     assert events[-1].type == "run.ended"

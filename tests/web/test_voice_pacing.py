@@ -14,7 +14,7 @@ from lab.events import store
 from lab.runs import turn_taking
 from lab.runs.voice import VoiceLink
 from lab.speech import service
-from tests.web.test_voice_consumer import SILENCE, close_of, ended_log, open_call
+from tests.web.test_voice_consumer import FLOOD_FRAMES, SILENCE, close_of, ended_log, open_call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,13 +45,14 @@ def too_fast(events) -> bool:
 
 async def test_a_flood_while_the_models_load_is_closed_and_logged_after_the_start(loading):
     run, call = await open_call()
-    for _ in range(200):
+    for _ in range(FLOOD_FRAMES):
         await call.communicator.send_to(bytes_data=SILENCE)
     assert await close_of(call) == {"type": "websocket.close", "code": 4429}
     # Decided on the audio's arrival: the models never finished loading before the close.
     assert not loading.is_set()
     loading.set()
-    await call.communicator.disconnect()
+    # The hang-up queues behind the flood's unread frames: time to read them, then end the run.
+    await call.communicator.disconnect(timeout=60)
     events = await ended_log(run)
     types = [e.type for e in events]
     assert types[0] == "run.started" and types[-1] == "run.ended"
@@ -98,9 +99,10 @@ async def test_a_flood_is_closed_while_the_voice_path_is_behind(loading, monkeyp
     monkeypatch.setattr(VoiceLink, "push_mic", late)
     run, call = await open_call()
     await call.until(run, lambda e: e.type == "agent.utterance")
-    for _ in range(200):
+    for _ in range(FLOOD_FRAMES):
         await call.communicator.send_to(bytes_data=SILENCE)
     assert await close_of(call) == {"type": "websocket.close", "code": 4429}
     behind.set()
-    await call.communicator.disconnect()
+    # The hang-up queues behind the flood's unread frames: time to read them, then end the run.
+    await call.communicator.disconnect(timeout=60)
     assert too_fast(await ended_log(run))
