@@ -21,7 +21,7 @@ from lab.agent_tools.values import (
     write_day,
     write_time,
 )
-from lab.events.actions import SHAPES, Shape, ShapeName, shape_of
+from lab.events.actions import LAB_ACTIONS, SHAPES, Shape, ShapeName, shape_of
 from lab.events.chain import digest
 from lab.events.types import Action, Args, Operation
 from lab.language.days import Week
@@ -62,6 +62,11 @@ class Toolset:
     @property
     def actions(self) -> frozenset[Action]:
         return frozenset(m.action for m in self.meanings.values() if m.kind is not Kind.OTHER)
+
+    @property
+    def known_actions(self) -> frozenset[Action]:
+        """What a scenario played with this file may mean: the lab's, the file's, its tools'."""
+        return frozenset(LAB_ACTIONS) | frozenset(self.shapes) | self.actions
 
     def functions(self) -> list[dict[str, Any]]:
         """The agent's own definitions, as its Chat Completions `tools` list has them."""

@@ -48,7 +48,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any
@@ -58,7 +57,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.protocol import State
 
-from lab.connectors.bounded import MAX_FRAME_BYTES, MAX_TURN_BYTES, Oversize, size
+from lab.connectors.bounded import MAX_FRAME_BYTES, MAX_TURN_BYTES, Oversize
 from lab.connectors.interface import (
     AgentFault,
     AgentIdentity,
@@ -69,6 +68,7 @@ from lab.connectors.interface import (
 )
 from lab.connectors.pinning import Resolve, checked_address
 from lab.connectors.pipecat_audio import BYTES_PER_SECOND, AudioFeed
+from lab.connectors.pipecat_inbox import BotInbox, Closed, Garbage
 from lab.connectors.pipecat_replies import (
     GRACE_OVER,
     Reply,
@@ -79,7 +79,6 @@ from lab.connectors.pipecat_replies import (
 )
 from lab.connectors.registry import AgentSpec, ConnectorUnavailable
 from lab.connectors.rtvi import (
-    LABEL,
     PROTOCOL_VERSION,
     bot_audio_s,
     eval_message,
@@ -90,11 +89,7 @@ from lab.connectors.rtvi import (
 TIMEOUT_ENV = "LAB_AGENT_REQUEST_TIMEOUT_S"
 SETTLE_ENV = "LAB_PIPECAT_SETTLE_S"
 MODE_ENV = "LAB_PIPECAT_MODE"
-_MAX_SETTLES = 10
 _CLOSE_S = 2.0
-# Messages read off the socket and not yet taken: past it the reader waits, so a bot that
-# floods is held back by TCP instead of filling the lab's memory.
-_INBOX = 256
 
 
 def connect(spec: AgentSpec) -> PipecatEvalAgent:
@@ -123,14 +118,6 @@ def connect(spec: AgentSpec) -> PipecatEvalAgent:
         resolve=spec.resolve,
         audio=spec.voice and mode == "audio",
     )
-
-
-class _Closed(Exception):
-    """The bot closed the connection (or it broke)."""
-
-
-class _Garbage(Exception):
-    """The bot sent something that is not an RTVI JSON message."""
 
 
 class PipecatEvalAgent:
@@ -163,11 +150,8 @@ class PipecatEvalAgent:
         )
         self._ids = itertools.count(1)
         self._ws: ClientConnection | None = None
-        self._inbox: asyncio.Queue[dict[str, Any] | Exception] = asyncio.Queue(_INBOX)
-        self._received = 0  # bytes the bot has sent, all told
-        self._reader: asyncio.Task[None] | None = None
+        self._inbox = BotInbox(timeout_s=timeout_s, max_turn_bytes=max_turn_bytes)
         self.bot_about: dict[str, Any] = {}
-        self._last_heard = 0.0
         self._echoes = False  # the bot has echoed a turn (user-input with its msg_id)
         self._feed: AudioFeed | None = None
 
@@ -178,11 +162,11 @@ class PipecatEvalAgent:
             await self._open()
         except TimeoutError:
             fault = AgentFault("timeout", f"no bot-ready within {self.handshake_timeout_s:g} s")
-        except _Garbage as error:
+        except Garbage as error:
             fault = AgentFault("malformed", str(error))
         except Oversize as error:
             fault = AgentFault("oversize", f"during the handshake {error}")
-        except (_Closed, OSError, websockets.WebSocketException) as error:
+        except (Closed, OSError, websockets.WebSocketException) as error:
             fault = AgentFault("disconnected", f"could not reach the bot at {self.url}: {error}")
         if fault is None:
             yield TurnFinished()
@@ -196,8 +180,8 @@ class PipecatEvalAgent:
         if self._ws is None:
             yield AgentFault("disconnected", "the bot is not connected")
             return
-        await self._settle()
-        self._drop_stale()
+        await self._inbox.settle(self.settle_s)
+        self._inbox.drop_stale()
         try:
             if self._feed is not None and turn.audio:
                 self._feed.queue(turn.audio)
@@ -220,12 +204,12 @@ class PipecatEvalAgent:
                 "timeout",
                 f"the bot did not finish its turn within {self.timeout_s:g} s of its own time",
             )
-        except _Garbage as error:
+        except Garbage as error:
             yield AgentFault("malformed", str(error))
         except Oversize as error:
             self._abandon()
             yield AgentFault("oversize", str(error))
-        except (_Closed, OSError, websockets.WebSocketException) as error:
+        except (Closed, OSError, websockets.WebSocketException) as error:
             yield AgentFault("disconnected", f"the bot closed the connection mid-turn: {error}")
 
     async def close(self) -> None:
@@ -247,10 +231,7 @@ class PipecatEvalAgent:
             # the socket is never left open.
             if ws is not None and (ws.state is not State.CLOSED or not ws.transport.is_closing()):
                 ws.transport.abort()
-            if self._reader is not None:
-                self._reader.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await self._reader
+            await self._inbox.stop()
             # Let the aborted transport's connection_lost run before a headless run's loop closes.
             await asyncio.sleep(0)
 
@@ -259,8 +240,7 @@ class PipecatEvalAgent:
         ws, self._ws = self._ws, None
         if ws is not None:
             ws.transport.abort()
-        if self._reader is not None:
-            self._reader.cancel()
+        self._inbox.cancel()
 
     # -- the wire -------------------------------------------------------------------------------
 
@@ -275,7 +255,7 @@ class PipecatEvalAgent:
             self._ws = await websockets.connect(
                 self.url, max_size=MAX_FRAME_BYTES, open_timeout=None, proxy=None, **pinned
             )
-            self._reader = asyncio.create_task(self._read(self._ws))
+            self._inbox.start(self._ws)
             flags = {
                 "skip_tts": not self.audio,
                 "capture_bot_audio": self.audio,
@@ -285,9 +265,9 @@ class PipecatEvalAgent:
             ready = {"version": PROTOCOL_VERSION, "about": {"library": "voice-reliability-lab"}}
             await self._ws.send(message("client-ready", ready, "client-ready"))
             # The deadline above holds for the whole handshake, however much the bot sends.
-            cap = self._received + self.max_turn_bytes
-            while (received := await self._next()).get("type") != "bot-ready":
-                self._within(cap, "what the bot sent before bot-ready")
+            cap = self._inbox.cap()
+            while (received := await self._inbox.next()).get("type") != "bot-ready":
+                self._inbox.within(cap, "what the bot sent before bot-ready")
         data = received.get("data")
         about = data.get("about") if isinstance(data, dict) else None
         self.bot_about = dict(about) if isinstance(about, dict) else {}
@@ -296,67 +276,6 @@ class PipecatEvalAgent:
         if self.audio:
             self._feed = AudioFeed(self._ws.send, message)
             self._feed.start()
-
-    async def _read(self, ws: ClientConnection) -> None:
-        """Every message the bot sends, parsed, into the inbox; a close or garbage ends it."""
-        try:
-            async for frame in ws:
-                self._received += len(frame)
-                if isinstance(frame, bytes):
-                    continue  # the eval wire is JSON text; binary frames carry nothing for us
-                try:
-                    parsed = json.loads(frame)
-                except ValueError:
-                    await self._inbox.put(_Garbage(f"the bot sent non-JSON: {frame[:120]!r}"))
-                    return
-                if not isinstance(parsed, dict) or parsed.get("label") != LABEL:
-                    await self._inbox.put(
-                        _Garbage(f"the bot sent a non-RTVI message: {frame[:120]!r}")
-                    )
-                    return
-                self._last_heard = asyncio.get_running_loop().time()
-                await self._inbox.put(parsed)
-            await self._inbox.put(_Closed(f"code {ws.close_code} {ws.close_reason or ''}".strip()))
-        except websockets.ConnectionClosed as error:
-            if error.sent is not None and error.sent.code == 1009:
-                too_big = f"one message from the bot passed {size(MAX_FRAME_BYTES)}"
-                await self._inbox.put(Oversize(f"{too_big}; the lab closed the connection"))
-            else:
-                await self._inbox.put(_Closed(str(error)))
-        except websockets.WebSocketException as error:
-            await self._inbox.put(_Closed(str(error)))
-
-    async def _next(self, timeout_s: float | None = None) -> dict[str, Any]:
-        item = await asyncio.wait_for(self._inbox.get(), timeout=timeout_s or self.timeout_s)
-        if isinstance(item, Exception):
-            # Seen once is seen for good: a broken connection stays broken for the next turn.
-            self._inbox.put_nowait(item)
-            raise item
-        return item
-
-    async def _settle(self) -> None:
-        """Wait until the bot has been quiet for settle_s (see the module docstring)."""
-        loop = asyncio.get_running_loop()
-        # Bounded: a bot that never falls quiet gets the turn anyway, after a few settles.
-        for _ in range(_MAX_SETTLES):
-            quiet = loop.time() - self._last_heard
-            if quiet >= self.settle_s:
-                return
-            await asyncio.sleep(self.settle_s - quiet)
-
-    def _drop_stale(self) -> None:
-        """What the bot said between turns (a late greeting) is not this turn's reply."""
-        kept: list[dict[str, Any] | Exception] = []
-        while not self._inbox.empty():
-            item = self._inbox.get_nowait()
-            if isinstance(item, Exception):
-                kept.append(item)
-        for item in kept:
-            self._inbox.put_nowait(item)
-
-    def _within(self, cap: int, what: str) -> None:
-        if self._received > cap:
-            raise Oversize(f"{what} passed {size(self.max_turn_bytes)}; the lab stopped reading")
 
     def _id(self) -> str:
         return str(next(self._ids))
@@ -378,19 +297,19 @@ class PipecatEvalAgent:
         # One deadline over the whole turn, not an idle timer: the bot's own time (timeout_s)
         # plus what is not its time, the caller's audio streaming in and its own speech playing.
         deadline = loop.time() + self.timeout_s + streaming_s
-        cap = self._received + self.max_turn_bytes
+        cap = self._inbox.cap()
         while not reply.finished:
             left = deadline - loop.time()
             if left <= 0:
                 raise TimeoutError
             grace = reply.grace_s()
             try:
-                received = await self._next(min(grace, left) if grace else left)
+                received = await self._inbox.next(min(grace, left) if grace else left)
             except TimeoutError:
                 if grace is None or deadline - loop.time() <= 0:
                     raise
                 received = {"type": GRACE_OVER}
-            self._within(cap, "the bot's turn")
+            self._inbox.within(cap, "the bot's turn")
             kind, data = received.get("type"), received.get("data")
             data = data if isinstance(data, dict) else {}
             if kind == "eval-bot-audio":

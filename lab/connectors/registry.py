@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from lab.agent_tools.toolset import Toolset
 from lab.connectors.interface import AgentUnderTest
+from lab.events.actions import LAB_ACTIONS
+from lab.events.vocabulary import Action
 
 SCRIPTED = "scripted"
 # Connectors the lab ships, by spec prefix, and the module that holds each one's `connect`.
@@ -58,6 +60,11 @@ class AgentSpec:
     @property
     def scripted(self) -> bool:
         return self.connector == SCRIPTED
+
+    @property
+    def known_actions(self) -> frozenset[Action]:
+        """The actions a scenario played against this agent may mean."""
+        return self.toolset.known_actions if self.toolset else frozenset(LAB_ACTIONS)
 
     def label(self) -> str:
         parts = [self.connector, self.endpoint, f"(model {self.model})" if self.model else ""]

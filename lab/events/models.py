@@ -14,6 +14,10 @@ class TrialGroup(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     trials = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # A group the picker plays in a server's background: until when its player has said it is
+    # alive (renewed as it plays). Once that lapses, its unfinished runs are ended as abandoned.
+    # None: a group played in the foreground (runscenarios --trials), never abandoned.
+    player_until = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"trials {self.id} (K={self.trials})"

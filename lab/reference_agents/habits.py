@@ -20,7 +20,7 @@ from lab.events.types import (
     ProposalMade,
     UnderstandingKind,
 )
-from lab.scripted.dialogue import invented_slot
+from lab.scripted.offers import invented_slot
 from lab.scripted.steps import Commit, Propose, Say, Step
 
 if TYPE_CHECKING:

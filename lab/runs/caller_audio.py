@@ -34,7 +34,6 @@ from lab.events.types import (
 )
 from lab.runs.barge_in import BargeIn
 from lab.runs.log import RunClosed
-from lab.runs.pacing import AudioPacer
 from lab.runs.session import RunSession
 from lab.runs.turn_taking import Speculation, TurnClock, turn_model_name
 from lab.speech import asr, service
@@ -48,11 +47,11 @@ _SAMPLES_PER_MS = 16
 
 
 class AudioRejected(ValueError):
-    """Audio the voice channel refused; `close` says whether the connection must end."""
+    """Audio the voice channel refused, with its kind and reason."""
 
-    def __init__(self, kind: str, reason: str, *, close: bool = False) -> None:
+    def __init__(self, kind: str, reason: str) -> None:
         super().__init__(reason)
-        self.kind, self.reason, self.close = kind, reason, close
+        self.kind, self.reason = kind, reason
 
 
 @dataclass
@@ -80,8 +79,6 @@ class CallerAudio:
         session: RunSession,
         barge: BargeIn,
         on_turn: Callable[[TurnClock], None],
-        *,
-        audio_since: float | None = None,
     ) -> None:
         self.session = session
         self.barge = barge
@@ -101,8 +98,6 @@ class CallerAudio:
             candidate_ms=candidate_ms if self.candidates else fallback_ms, fallback_ms=fallback_ms
         )
         self.frames = 0
-        # The client may have streamed since the socket opened, while the models loaded.
-        self.pacer = AudioPacer(clock=audio_since)
         # While the scripted caller speaks, it owns the audio path; the microphone waits.
         self.scripted = False
         self.muted_frames = 0
@@ -145,8 +140,6 @@ class CallerAudio:
             frame = parse_frame(data, self.frames)
         except ValueError as error:
             raise AudioRejected(getattr(error, "kind", "bad_frame"), str(error)) from None
-        if self.pacer.too_fast(self.session.now()):
-            raise AudioRejected("too_fast", "audio is arriving faster than real time", close=True)
         self.frames += 1
         self.frame_at = self.session.now()
         # Silero's window costs a millisecond or more a frame on a busy core: off the loop,

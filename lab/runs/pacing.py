@@ -1,10 +1,12 @@
 """The real-time guard on caller audio: a client may not send audio faster than real time.
 
-Pure: times are plain seconds supplied by the caller. A frame is measured against when the
-client could at the earliest have sent it, not against when the server got round to reading it:
-frames a client sent in real time while the server stalled arrive together afterwards, and that
-burst only makes up for the stall. Deficits older than BANK_S are forgotten, so a client that
-went quiet cannot bank credit for long.
+Pure: times are plain seconds supplied by the caller, who reads them as each frame arrives
+(the socket, lab/web/consumers.py), never when the voice path gets round to the frame: a server
+loading its models, or behind on a busy core, would otherwise see a flood as real time. A frame
+is measured against when the client could at the earliest have sent it: frames a client sent in
+real time while the server's loop stalled arrive together afterwards, and that burst only makes
+up for the stall. Deficits older than BANK_S are forgotten, so a client that went quiet cannot
+bank credit for long. The clock starts at the first frame: nothing is banked before it.
 """
 
 from __future__ import annotations

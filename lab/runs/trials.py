@@ -18,9 +18,10 @@ from lab.evaluation.noise import Outcome, ScenarioNoise, outcome_of, summary_fli
 from lab.evaluation.verdicts import AssertionResult, AssertionState, Evaluation, Verdict
 from lab.events import store
 from lab.events.models import Run, TrialGroup
-from lab.events.types import Channel, Mode
+from lab.events.types import Channel, Mode, RunEnded
 from lab.runs.ownership import owner_user_set, runs_owned
 from lab.runs.services import run_start
+from lab.runs.trial_players import ABANDONED, trial_player_renew
 from lab.scenarios.catalog import UnknownScenario, contract_get
 
 
@@ -38,8 +39,10 @@ def trial_runs_create(
     user_id: int | None,
 ) -> list[Run]:
     """A group of K typed runs of the lab's own agent, all owned like a run the picker starts,
-    made before any plays so the trials page shows every trial from the start."""
+    made before any plays so the trials page shows every trial from the start. The group's
+    player lease starts now: a server that dies before it plays leaves them abandoned."""
     group = trial_group_create(trials=trials)
+    trial_player_renew(group.id)
     runs = []
     for index in range(1, trials + 1):
         run = run_start(
@@ -70,6 +73,8 @@ class TrialCell:
     problem: str = ""
     # A trial with no run to show counts as failed.
     outcome: Outcome = Outcome.FAIL
+    # Its run was ended because the server playing the group stopped (trial_players.py).
+    abandoned: bool = False
 
     @property
     def passed(self) -> bool:
@@ -125,6 +130,14 @@ class TrialTable:
     @property
     def trial_count(self) -> int:
         return sum(len(row.cells) for row in self.rows)
+
+    @property
+    def abandoned_count(self) -> int:
+        return sum(cell.abandoned for row in self.rows for cell in row.cells)
+
+    @property
+    def abandoned_reason(self) -> str:
+        return ABANDONED
 
     @property
     def done(self) -> bool:
@@ -209,15 +222,19 @@ def _cell(index: int, run: Run | None) -> TrialCell:
     failing = _first_failing(evaluation)
     types = {event.id: event.type for event in events}
     against = failing.contradicting if failing else []
+    last = events[-1].payload if events else None
+    abandoned = isinstance(last, RunEnded) and last.reason == ABANDONED
     return TrialCell(
         index=index,
         run=run,
         evaluation=evaluation,
         failing=failing,
         events=tuple((event_id, types.get(event_id, "")) for event_id in against),
+        problem=f"Abandoned: {ABANDONED}." if abandoned else "",
         outcome=outcome_of(
             evaluation.verdict, types.values(), persona_given=contract.persona is not None
         ),
+        abandoned=abandoned,
     )
 
 

@@ -39,9 +39,7 @@ __all__ = ["AGENT_AUDIO", "CALLER_AUDIO", "STOP_AUDIO", "AudioRejected", "VoiceL
 class VoiceLink:
     """One run's voice connection: what the consumer and the session drive."""
 
-    def __init__(
-        self, session: RunSession, send: SendBytes, *, audio_since: float | None = None
-    ) -> None:
+    def __init__(self, session: RunSession, send: SendBytes) -> None:
         self.session = session
         self.send = send
         self.barge = BargeIn(session)
@@ -54,9 +52,7 @@ class VoiceLink:
         self._speculating = Asker(self.stream, final=False)
         deciding = ASKER.set(Asker(self.stream, final=True))
         try:
-            self.caller = CallerAudio(
-                session, self.barge, on_turn=self._turn_decided, audio_since=audio_since
-            )
+            self.caller = CallerAudio(session, self.barge, on_turn=self._turn_decided)
         finally:
             ASKER.reset(deciding)
         session.listeners.append(self._promote_decided)

@@ -5,6 +5,7 @@ Pure: no Django, no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ from pydantic import (
 )
 
 from lab.events.chain import digest
+from lab.events.vocabulary import Action
 from lab.scenarios.line import PhoneLine
 from lab.scenarios.meaning import CallerMeaning
 from lab.scenarios.persona import Persona
@@ -225,6 +227,17 @@ class Contract(_Strict):
     @property
     def contract_hash(self) -> str:
         return contract_hash(self)
+
+    def unknown_actions(self, known: Collection[Action]) -> list[str]:
+        """Each caller line whose meaning names an action outside `known` (the lab's own and
+        the tools file's), by line and field: a typo ("bok") is any action name's shape."""
+        names = ", ".join(sorted(str(action) for action in known))
+        return [
+            f"caller[{index}].means.action {str(line.means.action)!r} ({line.say[:40]!r}) is "
+            f"no action the lab or the tools file knows; known: {names}"
+            for index, line in enumerate(self.caller)
+            if line.means and line.means.action and line.means.action not in known
+        ]
 
 
 def contract_hash(contract: Contract) -> str:

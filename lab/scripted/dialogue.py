@@ -46,8 +46,9 @@ from lab.scripted.answers import (
     ungrounded_answer,
     wants_retrieval,
 )
+from lab.scripted.offers import choose, invented, refund_offer
 from lab.scripted.steps import Commit, Lookup, Propose, Revise, Say, Step
-from lab.scripted.wording import describe, readback, reconfirm, spoken_amount
+from lab.scripted.wording import describe, readback, reconfirm
 
 AGENT_VERSION = "scripted-agent-2"
 REQUIRED_ARGS: dict[Action, tuple[str, ...]] = {
@@ -56,38 +57,6 @@ REQUIRED_ARGS: dict[Action, tuple[str, ...]] = {
 }
 BOTH_TOOLS = frozenset(Action)
 _KEY_NAMES = {"order_number": "order number", "amount_cents": "amount", "day": "day"}
-
-
-def invented_slot(args: Args) -> Args:
-    """What a naive agent makes up when the calendar did not answer."""
-    day = str(args.get("day", "monday"))
-    time = "09:00" if args.get("part_of_day") == "morning" else "14:00"
-    return {"slot_id": f"{day[:3]}-{time.replace(':', '')}", "day": day, "time": time}
-
-
-def invented(action: Action, args: Args) -> Args:
-    """What a naive agent offers when the lookup did not answer: a slot, or the refund asked."""
-    if action is Action.BOOK:
-        return invented_slot(args)
-    return {key: args[key] for key in ("order_number", "amount_cents") if key in args}
-
-
-def choose(options: list[Args], args: Args) -> Args | None:
-    """The slot that fits what the caller said best: inside any bounds, nearest any "around"."""
-    after, before = str(args.get("after", "00:00")), str(args.get("before", "24:00"))
-    fits = [option for option in options if after <= str(option.get("time", "")) < before]
-    if "around" in args:
-        around = _minutes(str(args["around"]))
-        fits.sort(key=lambda option: abs(_minutes(str(option["time"])) - around))
-    elif args.get("prefer") == "latest":
-        fits.sort(key=lambda option: str(option["time"]), reverse=True)
-    elif args.get("prefer") == "earliest":
-        fits.sort(key=lambda option: str(option["time"]))
-    return fits[0] if fits else None
-
-
-def _minutes(hhmm: str) -> int:
-    return int(hhmm[:2]) * 60 + int(hhmm[3:5])
 
 
 @dataclass
@@ -373,23 +342,13 @@ class ScriptedAgent:
         if started is None or started.revision != self.revision or self.action is None:
             return []
         if self.action is Action.REFUND:
-            return self._refund_offer(result, event_id)
-        option = choose(result.options, self.args)
-        if option is None:
-            return [Say(f"I have nothing for {describe(self.action, self.args)}.", "failure")]
-        return [Propose(self.revision, self.action, dict(option), event_id)]
-
-    def _refund_offer(self, result: LookupSucceeded, event_id: str) -> list[Step]:
-        order = next(
-            (o for o in result.options if isinstance(o.get("max_amount_cents"), int)), None
-        )
-        if order is None:
-            return [Say(f"I have nothing for {describe(Action.REFUND, self.args)}.", "failure")]
-        ceiling = int(order["max_amount_cents"])
-        if int(self.args["amount_cents"]) > ceiling:
-            return [Say(f"I can refund at most {spoken_amount(ceiling)} on that order.", "failure")]
-        args = {"order_number": order["order_number"], "amount_cents": self.args["amount_cents"]}
-        return [Propose(self.revision, Action.REFUND, args, event_id)]
+            offer, refusal = refund_offer(result.options, self.args)
+        else:
+            offer, refusal = choose(result.options, self.args), None
+        if offer is None:
+            refusal = refusal or f"I have nothing for {describe(self.action, self.args)}."
+            return [Say(refusal, "failure")]
+        return [Propose(self.revision, self.action, dict(offer), event_id)]
 
     def _on_lookup_failed(self, failure: LookupFailed) -> list[Step]:
         started = self.attempts.get(failure.attempt_id)

@@ -77,6 +77,9 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.closing = False
         # The groups of what the owner's right rests on (its session, its owner token).
         self.rights: list[str] = []
+        # Caller frames paced on arrival, waiting for the run's voice path (one at a time).
+        self.frames: asyncio.Queue[bytes] = asyncio.Queue()
+        self._feeder: asyncio.Task[None] | None = None
 
     # -- connecting -------------------------------------------------------------------------
 
@@ -238,6 +241,10 @@ class RunConsumer(AsyncWebsocketConsumer):
             await self._refuse(bad.kind, bad.reason)
             return
         live = self.live
+        # While a voice run's models load, a typed line waits: the log starts at run.started.
+        await live.ready.wait()
+        if self.live is not live or self.closing:
+            return
         match message:
             case SayMessage(text=text):
                 live.spawn(live.session.caller_types(text))
@@ -264,16 +271,36 @@ class RunConsumer(AsyncWebsocketConsumer):
                     await self._refuse(rejected.kind, rejected.reason)
 
     async def _audio(self, live: LiveRun, data: bytes) -> None:
-        try:
-            if live.voice is None:
-                raise AudioRejected("audio_unexpected", "this run takes typed input, not audio")
-            await live.voice.push_mic(data)
-        except AudioRejected as rejected:
-            await self._refuse(rejected.kind, rejected.reason, closing=rejected.close)
-            if rejected.close:
-                await self._close(CLOSE_TOO_FAST)
-        except RunClosed:
+        """A caller frame, paced as it arrives (not when the voice path gets to it: a server
+        loading its models, or behind on a busy core, would see a flood as real time)."""
+        if live.typed:
+            await self._refuse("audio_unexpected", "this run takes typed input, not audio")
             return
+        if live.pacer.too_fast(live.session.now()):
+            reason = "audio is arriving faster than real time"
+            await self._refuse("too_fast", reason, closing=True)
+            await self._close(CLOSE_TOO_FAST)
+            return
+        self.frames.put_nowait(data)
+        if self._feeder is None:
+            self._feeder = self._spawn(self._feed())
+
+    async def _feed(self) -> None:
+        """The queued frames into the driven run's voice path, in order, once it is ready."""
+        while True:
+            data = await self.frames.get()
+            live = self.live
+            if live is None or self.closing:
+                continue
+            await live.ready.wait()
+            if live.voice is None:
+                continue
+            try:
+                await live.voice.push_mic(data)
+            except AudioRejected as rejected:
+                await self._refuse(rejected.kind, rejected.reason)
+            except RunClosed:
+                continue
 
     async def _refuse(self, kind: str, reason: str, *, closing: bool = False) -> None:
         """Answer bad input; past the first few, only one in REPORT_EVERY is reported."""
@@ -284,8 +311,7 @@ class RunConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=notice_fragment(f"Not accepted: {reason}"))
             if self.live is not None:
                 # Only the driver writes; a watcher's refusals are told, never recorded.
-                live = self.live
-                await live.guard(live.session.reject_input(reason_kind=kind, reason=reason))
+                await self.live.reject(kind, reason)
         if verdict.close:
             await self._close(CLOSE_POLICY)
 
@@ -293,7 +319,8 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.closing = True
         await self.close(code=code)
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        return task

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Coroutine
 from enum import StrEnum
 from typing import Any, Protocol
@@ -23,6 +24,7 @@ from lab.events.models import Run
 from lab.events.store import AppendRefused
 from lab.events.types import Channel, Event
 from lab.runs.lease import lease_holder_new, lease_release, lease_renew, lease_take
+from lab.runs.pacing import AudioPacer
 from lab.runs.session import RunClosed, RunSession
 from lab.runs.voice import VoiceLink
 from lab.scenarios.contracts import Contract
@@ -34,6 +36,8 @@ from lab.web.panel import (
     notice_fragment,
     panel_context,
 )
+
+logger = logging.getLogger(__name__)
 
 # A lease lapses this long after its last renewal (renewed three times as often while a
 # socket drives); another process may then rebuild the run from its log. It stays below the
@@ -141,6 +145,14 @@ class LiveRun:
         self.vacated = asyncio.Event()
         self.disposed = False
         self._started = False
+        # The caller's audio clock, read as each frame arrives (lab/runs/pacing.py).
+        self.pacer = AudioPacer()
+        # Set once run.started is in the log (a voice run's models loaded first), or the start
+        # gave up: input refused before then is recorded right after run.started.
+        self.ready = asyncio.Event()
+        self._refused_early: list[tuple[str, str]] = []
+        self._starting: asyncio.Task[None] | None = None
+        self._ending: asyncio.Task[None] | None = None
         self._keeper: asyncio.Task[None] | None = None
         self._grace: asyncio.Task[None] | None = None
         # What the pages were last told of the agent's speech, and the task that tells them
@@ -178,23 +190,53 @@ class LiveRun:
         self._cancel(self._keeper)
         grace = settings.LAB_RECONNECT_GRACE_S
         if self.session.ended or grace <= 0:
-            await self._expire()
+            # Shielded: a socket torn down meanwhile must not leave the run half ended.
+            self._ending = self._ending or asyncio.ensure_future(self._expire())
+            await asyncio.shield(self._ending)
         else:
             self._grace = asyncio.ensure_future(self._expire_after(grace))
 
     async def start(self) -> None:
-        """Prepare the channel, then record run.started (a rebuilt run resumes instead)."""
+        """Start the run: a typed one at once; a voice one in the background, so the socket
+        reads (and paces) the caller's frames as they arrive while the models load."""
         if self._started:
             return
         self._started = True
-        if not self.typed:
-            opened_at = self.session.now()
-            await self.notify("Loading the speech models…", tone="info")
-            await service.warm()
-            self.voice = VoiceLink(self.session, self._send_audio, audio_since=opened_at)
-            # Ready needs no words: the greeting follows at once (an empty notice hides).
-            await self.notify("", tone="info")
-        await self.guard(self.session.start())
+        if self.typed:
+            await self._begin()
+        else:
+            self._starting = asyncio.ensure_future(self._begin_voice())
+
+    async def _begin_voice(self) -> None:
+        try:
+            await self._begin()
+        except Exception as error:
+            # No socket handler awaits this start: say what broke, where it can be seen.
+            logger.exception("run %s could not start", self.run_id)
+            await self.notify(f"The call could not start: {error}")
+
+    async def _begin(self) -> None:
+        """Prepare the channel, then record run.started (a rebuilt run resumes instead)."""
+        try:
+            if not self.typed:
+                await self.notify("Loading the speech models…", tone="info")
+                await service.warm()
+                self.voice = VoiceLink(self.session, self._send_audio)
+                # Ready needs no words: the greeting follows at once (an empty notice hides).
+                await self.notify("", tone="info")
+            await self.guard(self.session.start())
+            for kind, reason in self._refused_early:
+                await self.reject(kind, reason, started=True)
+        finally:
+            self._refused_early.clear()
+            self.ready.set()
+
+    async def reject(self, kind: str, reason: str, *, started: bool = False) -> None:
+        """Record refused input; before run.started it waits for it (the log starts there)."""
+        if not (started or self.ready.is_set()):
+            self._refused_early.append((kind, reason))
+            return
+        await self.guard(self.session.reject_input(reason_kind=kind, reason=reason))
 
     async def _keep(self) -> None:
         while True:
@@ -211,7 +253,10 @@ class LiveRun:
         await self._expire()
 
     async def _expire(self) -> None:
-        """Nobody came back in time: the caller left."""
+        """Nobody came back in time: the caller left (once the run has started, with what it
+        refused meanwhile)."""
+        if self._starting is not None:
+            await asyncio.wait([self._starting])
         self._cancel_tasks()
         await self.guard(
             self.session.end(reason_kind="caller_left", reason="the caller left the call")
@@ -230,7 +275,8 @@ class LiveRun:
         if self.disposed:
             return
         self.disposed = True
-        stopping = [self._cancel(task) for task in (self._keeper, self._grace, *self.tasks)]
+        running = (self._keeper, self._grace, self._starting, *self.tasks)
+        stopping = [self._cancel(task) for task in running]
         if not self.session.ended:
             # The run goes on elsewhere: its quiet timer and tool watchers stop here.
             self.session.close()

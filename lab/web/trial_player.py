@@ -17,7 +17,10 @@ import logging
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from channels.db import database_sync_to_async
+
 from lab.events.models import Run
+from lab.runs.trial_players import PLAYER_TTL_S, trial_player_renew
 from lab.web.management.headless import play_headless
 
 log = logging.getLogger(__name__)
@@ -76,9 +79,26 @@ def trials_playing(group_id: UUID) -> asyncio.Task[None] | None:
 
 
 async def _play_all(runs: list[Run], *, owner_token: str, host: str) -> None:
-    for run in runs:
-        try:
-            await play_headless(run, owner_token=owner_token, host=host)
-        except Exception:
-            # One trial that could not play must not stop the others; its cell stays unfinished.
-            log.exception("trial %s of group %s did not play", run.trial_index, run.trial_group_id)
+    keeper = asyncio.ensure_future(_keep_lease(runs[0].trial_group_id)) if runs else None
+    try:
+        for run in runs:
+            try:
+                await play_headless(run, owner_token=owner_token, host=host)
+            except Exception:
+                # One trial that could not play must not stop the others; once the lease
+                # lapses its cell is ended as abandoned (lab/runs/trial_players.py).
+                log.exception(
+                    "trial %s of group %s did not play", run.trial_index, run.trial_group_id
+                )
+    finally:
+        if keeper is not None:
+            keeper.cancel()
+
+
+async def _keep_lease(group_id: UUID | None) -> None:
+    """Say the group's player is alive while it plays."""
+    if group_id is None:
+        return
+    while True:
+        await database_sync_to_async(trial_player_renew)(group_id)
+        await asyncio.sleep(PLAYER_TTL_S / 3)

@@ -11,8 +11,10 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from lab.runs.trial_players import trials_abandon
 from lab.runs.trials import TrialTable, trial_runs_owned, trial_table
 from lab.web.access import owner_token_of, user_id_for
+from lab.web.trial_player import trials_playing
 
 NO_GROUP = "There are no trials with this id."
 
@@ -32,6 +34,10 @@ def trials_progress(request: HttpRequest, group_id: UUID) -> HttpResponse:
 
 
 def _context(request: HttpRequest, group_id: UUID) -> dict[str, object]:
+    if trials_playing(group_id) is None:
+        # Nobody here plays it: a group whose player's lease lapsed (its server died) ends
+        # its unfinished runs as abandoned, so the page stops polling and says why.
+        trials_abandon(group_id)
     table: TrialTable | None = trial_table(
         trial_runs_owned(group_id, owner_token_of(request), user_id_for(request))
     )

@@ -17,8 +17,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from lab.accounts.agents import AgentRefused, agent_for_member, agent_ready, agents_runnable
 from lab.events import store
+from lab.events.actions import LAB_ACTIONS
 from lab.events.models import Run
-from lab.events.types import Channel, Mode
+from lab.events.types import Action, Channel, Mode
 from lab.runs.ownership import (
     Access,
     RunAccess,
@@ -102,6 +103,9 @@ async def run_create(request: HttpRequest) -> HttpResponse:
         return form
     if form.repeat == 1:
         return await sync_to_async(_run_once)(request, form)
+    # Repeat trials play the lab's own agent.
+    if refused := await sync_to_async(_actions_refused)(request, form, frozenset(LAB_ACTIONS)):
+        return refused
     try:
         slot = trials_reserve()
     except TrialsBusy as busy:
@@ -144,6 +148,9 @@ def _run_once(request: HttpRequest, form: RunForm) -> HttpResponse:
         agent = agent_ready(tenant_agent) if tenant_agent else None
     except AgentRefused as refused:
         return _bad_request(request, f"The run could not start: {refused}", status=refused.status)
+    known = agent.known_actions if agent else frozenset(LAB_ACTIONS)
+    if refused_actions := _actions_refused(request, form, known):
+        return refused_actions
     run = run_start(
         scenario_id=form.scenario,
         mode=form.mode,
@@ -157,6 +164,16 @@ def _run_once(request: HttpRequest, form: RunForm) -> HttpResponse:
     if user_id is not None:
         owner_user_set(run=run, user_id=user_id)
     return redirect("run_page", run_id=run.id)
+
+
+def _actions_refused(
+    request: HttpRequest, form: RunForm, known: frozenset[Action]
+) -> HttpResponse | None:
+    """A scenario meaning an action neither the lab nor the agent's tools file knows (a typo,
+    "bok") is refused, naming the line, the field and the known actions."""
+    if problems := contract_get(form.scenario).unknown_actions(known):
+        return _bad_request(request, f"The run could not start: {'; '.join(problems)}.")
+    return None
 
 
 def _trials_create(request: HttpRequest, form: RunForm) -> list[Run]:

@@ -1,5 +1,6 @@
 """A guarded voice run of `correction` whose speech models are stand-ins: the agent's voice is
-fixed audio, smart-turn is undecided, and frames may come faster than real time."""
+fixed audio, smart-turn is undecided. Frames pushed here may come faster than real time: the
+socket paces them, not the voice path."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from channels.db import database_sync_to_async
 
 from lab.events.types import Channel, Mode
 from lab.runs import turn_taking
-from lab.runs.pacing import AudioPacer
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.scenarios.catalog import contract_get
@@ -24,7 +24,6 @@ async def stand_in_voice_run(monkeypatch: pytest.MonkeyPatch, *, agent_pcm: byte
 
     monkeypatch.setattr(service, "synthesize", synthesize)
     monkeypatch.setattr(turn_taking, "turn_probability", probability)
-    monkeypatch.setattr(AudioPacer, "too_fast", lambda self, now: False)
     run = await database_sync_to_async(run_start)(
         scenario_id="correction", mode=Mode.GUARDED, channel=Channel.VOICE
     )

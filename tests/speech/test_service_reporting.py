@@ -12,7 +12,6 @@ from channels.layers import InMemoryChannelLayer
 from lab.audio.frames import FRAME_BYTES, FRAME_SAMPLES
 from lab.events.types import Channel, Mode
 from lab.runs import turn_taking
-from lab.runs.pacing import AudioPacer
 from lab.runs.services import run_start
 from lab.runs.session import RunSession
 from lab.runs.voice import VoiceLink
@@ -44,7 +43,6 @@ async def test_speech_no_worker_answers_is_reported_on_the_run(monkeypatch, sett
         return None
 
     monkeypatch.setattr(turn_taking, "turn_probability", no_turn_model)
-    monkeypatch.setattr(AudioPacer, "too_fast", lambda self, now: False)
     run = await database_sync_to_async(run_start)(
         scenario_id="correction", mode=Mode.GUARDED, channel=Channel.VOICE
     )
@@ -91,7 +89,6 @@ async def test_early_recognition_the_caller_speaks_over_gives_back_its_worker_sl
     layer = InMemoryChannelLayer()
     workers = Workers(layer, in_flight=1, timeout_s=120)
     monkeypatch.setattr(service, "backend", lambda: workers)
-    monkeypatch.setattr(AudioPacer, "too_fast", lambda self, now: False)
     run = await database_sync_to_async(run_start)(
         scenario_id="correction", mode=Mode.GUARDED, channel=Channel.VOICE
     )

@@ -22,6 +22,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.models]
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
 SILENCE = bytes(FRAME_BYTES)
+# A flood: 20 s of audio sent at once. The server refuses a client 3 s ahead of real time, so it
+# sees this one whenever it reads the frames faster than 17 ms each; with only 4 s (200 frames)
+# it had to read them all within 1 s of the first, which a loaded core does not.
+FLOOD_FRAMES = 1000
 
 
 class Call:
@@ -86,6 +90,27 @@ async def open_call(scenario_id: str = "correction"):
 
 def speech(text: str) -> bytes:
     return tts.synthesize(text) + SILENCE * 40
+
+
+async def close_of(call: Call) -> dict:
+    """What the server sent until it closed the socket: the close message."""
+    while (message := await call.communicator.receive_output(timeout=30))["type"] != (
+        "websocket.close"
+    ):
+        pass
+    return message
+
+
+async def ended_log(run, limit_s: float = 60.0):
+    """The run's log once it holds run.ended: a closed socket's run ends behind it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while True:
+        events = await database_sync_to_async(store.run_events)(run)
+        if events and events[-1].type == "run.ended":
+            return events
+        assert loop.time() < deadline, f"never ended: {[e.type for e in events][-5:]}"
+        await asyncio.sleep(0.05)
 
 
 async def test_spoken_pcm_frames_become_a_transcribed_turn_with_a_latency_chain():
@@ -177,17 +202,12 @@ async def test_malformed_frames_are_refused_with_a_reason_and_an_event(frame, ki
 
 async def test_frames_faster_than_real_time_close_the_call_and_keep_the_log():
     run, call = await open_call()
-    for _ in range(200):
+    for _ in range(FLOOD_FRAMES):
         await call.communicator.send_to(bytes_data=SILENCE)
-    closed = None
-    for _ in range(400):
-        message = await call.communicator.receive_output(timeout=10)
-        if message["type"] == "websocket.close":
-            closed = message
-            break
-    assert closed == {"type": "websocket.close", "code": 4429}
-    await call.communicator.disconnect()
-    events = await database_sync_to_async(store.run_events)(run)
+    assert await close_of(call) == {"type": "websocket.close", "code": 4429}
+    # The hang-up queues behind the flood's unread frames: time to read them, then end the run.
+    await call.communicator.disconnect(timeout=60)
+    events = await ended_log(run)
     assert any(e.type == "input.rejected" and e.payload.reason_kind == "too_fast" for e in events)
     assert events[-1].type == "run.ended"
     assert [e.seq for e in events] == list(range(1, len(events) + 1))

@@ -217,6 +217,12 @@ class Command(BaseCommand):
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
         agent = with_tools(agent_of(options, tenant_agent), options["tools"], self.stderr)
+        # A typo'd action ("bok") is refused before anything plays, never run to a verdict.
+        unknown = [
+            f"{c.id}: {p}" for c in contracts for p in c.unknown_actions(agent.known_actions)
+        ]
+        if unknown:
+            raise CommandError("\n".join(unknown))
         contracts = self._applicable(contracts, agent)
         trials: int | None = options["trials"]
         unguarded = options["unguarded"] or options["as_is"]
