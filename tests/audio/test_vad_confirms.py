@@ -1,0 +1,211 @@
+"""VadConfig.silero_confirms: webrtcvad's speech counts only with Silero's (issue 28, noise)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from lab.audio.frames import FRAME_BYTES, AudioFrame, split_frames
+from lab.audio.vad import (
+    Endpointer,
+    SpeechEnd,
+    SpeechStart,
+    VadConfig,
+    VadEvent,
+    VadState,
+    Verdicts,
+)
+from tests.audio.test_silero import pink
+from tests.audio.test_vad import pcm16
+
+# 3 frames to start, 5 to end, 3 of Silero's silence before its veto; patterns stay readable.
+CONFIRMS = VadConfig(
+    start_ms=60,
+    end_silence_ms=100,
+    pre_roll_ms=40,
+    max_segment_ms=500,
+    silero_confirms=True,
+    silero_quiet_ms=60,
+)
+# Given verdicts need no Silero beside webrtcvad.
+ALONE = dataclasses.replace(CONFIRMS, silero_confirms=False, speech_clock=False)
+
+
+def frame(index: int) -> AudioFrame:
+    return AudioFrame(pcm=bytes([index % 256]) * FRAME_BYTES, index=index)
+
+
+def verdicts(webrtc: str, silero: str) -> list[Verdicts]:
+    """One Verdicts per column: '#' speech, '.' not (webrtcvad's row, then Silero's)."""
+    assert len(webrtc) == len(silero)
+    return [Verdicts(w == "#", s == "#") for w, s in zip(webrtc, silero, strict=True)]
+
+
+def feed(endpointer: Endpointer, heard: Sequence[bool | Verdicts]) -> list[tuple[int, VadEvent]]:
+    return [(i, e) for i, v in enumerate(heard) for e in endpointer.push_voiced(frame(i), v)]
+
+
+def silences(endpointer: Endpointer, heard: list[Verdicts]) -> list[int]:
+    """trailing_silence_ms after each frame."""
+    out = []
+    for index, one in enumerate(heard):
+        endpointer.push_voiced(frame(index), one)
+        out.append(endpointer.trailing_silence_ms)
+    return out
+
+
+# webrtcvad hears the words and then the noise after them as speech; Silero only the words.
+WORDS_THEN_NOISE = verdicts("#" * 20, "#" * 6 + "." * 14)
+
+
+def test_webrtcvad_alone_runs_on_through_noise_that_silero_hears_as_no_speech() -> None:
+    endpointer = Endpointer(ALONE)
+
+    assert [type(e) for _, e in feed(endpointer, WORDS_THEN_NOISE)] == [SpeechStart]
+    assert endpointer.state is VadState.SPEAKING
+
+
+def test_silero_s_silence_past_quiet_ms_starts_the_pause_at_its_last_speech() -> None:
+    seen = silences(Endpointer(CONFIRMS), WORDS_THEN_NOISE[:10])
+
+    # Silero last heard speech in frame 5; its veto comes at 3 frames of its silence, and the
+    # pause counted then is those 3 frames, not a fresh one.
+    assert seen == [0] * 8 + [60, 80]
+
+
+def test_the_segment_ends_end_silence_ms_after_silero_s_last_speech() -> None:
+    endpointer = Endpointer(CONFIRMS)
+
+    events = feed(endpointer, WORDS_THEN_NOISE)
+
+    assert [(i, type(e)) for i, e in events] == [(2, SpeechStart), (10, SpeechEnd)]
+    end = events[1][1]
+    assert isinstance(end, SpeechEnd) and end.stream_ms == 6 * 20
+    # The noise after the end starts nothing: Silero hears no speech in it.
+    assert endpointer.state is VadState.QUIET
+
+
+def test_silero_s_pauses_shorter_than_quiet_ms_leave_webrtcvad_s_segment_alone() -> None:
+    heard = verdicts("##########....", "###..###..####")
+
+    assert silences(Endpointer(CONFIRMS), heard) == silences(Endpointer(ALONE), heard)
+    assert silences(Endpointer(CONFIRMS), heard)[-4:] == [20, 40, 60, 80]
+
+
+def test_webrtcvad_s_own_pause_counts_as_it_always_did() -> None:
+    heard = verdicts("######....##", "############")
+
+    assert silences(Endpointer(CONFIRMS), heard) == [0] * 6 + [20, 40, 60, 80, 0, 0]
+
+
+def test_a_segment_starts_only_where_both_engines_hear_speech() -> None:
+    webrtc_only = verdicts("#" * 10, "." * 10)
+    silero_only = verdicts("." * 10, "#" * 10)
+    both_late = verdicts("#" * 10, "....######")
+
+    assert feed(Endpointer(CONFIRMS), webrtc_only) == []
+    assert feed(Endpointer(CONFIRMS), silero_only) == []
+    assert feed(Endpointer(CONFIRMS), both_late) == [(6, SpeechStart(stream_ms=80))]
+
+
+def test_without_silero_s_verdict_webrtcvad_decides_alone() -> None:
+    heard = [Verdicts(True, None)] * 20
+
+    assert [type(e) for _, e in feed(Endpointer(CONFIRMS), heard)] == [SpeechStart]
+
+
+def test_under_silero_the_engine_s_verdict_is_silero_s() -> None:
+    endpointer = Endpointer(VadConfig(engine="silero", start_ms=20, end_silence_ms=100))
+
+    events = feed(endpointer, verdicts("." * 4 + "#" * 6, "##" + "." * 8))
+
+    assert [(i, type(e)) for i, e in events] == [(0, SpeechStart), (6, SpeechEnd)]
+
+
+def test_the_voiced_flag_listeners_read_is_the_rule_s_verdict() -> None:
+    endpointer = Endpointer(CONFIRMS)
+    flags = []
+    for index, one in enumerate(WORDS_THEN_NOISE[:10]):
+        endpointer.push_voiced(frame(index), one)
+        flags.append(endpointer.voiced)
+
+    assert flags == [True] * 8 + [False] * 2
+
+
+def test_a_quiet_ms_out_of_range_is_refused() -> None:
+    with pytest.raises(ValueError, match="silero_quiet_ms"):
+        VadConfig(silero_quiet_ms=0)
+
+
+def every_pattern(length: int) -> list[list[Verdicts]]:
+    pairs = [Verdicts(w, s) for w in (False, True) for s in (False, True)]
+    return [list(p) for p in itertools.product(pairs, repeat=length)]
+
+
+def test_every_short_pattern_keeps_the_rule_s_promises() -> None:
+    for heard in every_pattern(7):
+        webrtc = [v.webrtcvad for v in heard]
+        # Off, the rule changes nothing; on, Silero hearing speech throughout changes nothing.
+        assert feed(Endpointer(ALONE), heard) == feed(Endpointer(ALONE), webrtc)
+        agreeing = [Verdicts(v.webrtcvad, True) for v in heard]
+        assert feed(Endpointer(CONFIRMS), agreeing) == feed(Endpointer(ALONE), webrtc)
+        endpointer = Endpointer(CONFIRMS)
+        quiet = 0
+        for index, one in enumerate(heard):
+            inside = endpointer.state in (VadState.SPEAKING, VadState.STOPPING)
+            quiet = 0 if one.silero else quiet + 1
+            for event in endpointer.push_voiced(frame(index), one):
+                if isinstance(event, SpeechStart):
+                    # Every frame of the run that started it was heard by both.
+                    run = heard[event.stream_ms // 20 : index + 1]
+                    assert all(v.webrtcvad and v.silero for v in run), heard
+            if inside and quiet >= 3 and endpointer.state is not VadState.QUIET:
+                # Silero's silence past quiet_ms is a pause at least that long, never speech.
+                assert endpointer.state is VadState.STOPPING, heard
+                assert endpointer.trailing_silence_ms >= 60, heard
+
+
+def test_pink_noise_returning_after_digital_silence_is_speech_to_webrtcvad_alone() -> None:
+    # As the scripted caller's noisy lines reach the lab: noise, digital silence, noise again.
+    noise = pink(1.0, -40.0, seed=5)
+    audio = pcm16(np.concatenate([noise, np.zeros(16_000 * 6 // 5), pink(2.0, -40.0, seed=6)]))
+
+    def events(config: VadConfig) -> list[VadEvent]:
+        endpointer = Endpointer(config)
+        return [e for f in split_frames(audio) for e in endpointer.push(f)]
+
+    alone = events(VadConfig())
+    # webrtcvad starts a segment in the returning noise and holds it past the stream's end.
+    assert [type(e) for e in alone] == [SpeechStart]
+    assert alone[0].stream_ms >= 2200
+    assert events(VadConfig(silero_confirms=True)) == []
+
+
+@pytest.mark.models
+def test_a_noisy_line_said_again_in_the_same_call_raises_its_candidate_after_its_words() -> None:
+    from benchmarks.corpus import clip
+
+    line = clip("Actually, make that Thursday afternoon.", "noisy")
+    # As lab/runs/voice.py says a line: 300 ms of digital silence, the clip (its 1 s of noise
+    # after the words included), 900 ms more; the next line follows in the same stream.
+    said = bytes(32 * 300) + line.pcm + bytes(32 * 900)
+    end_ms = len(said) // 32 + 300 + line.end_ms
+
+    def candidate_after(config: VadConfig) -> tuple[float, int]:
+        endpointer, raised, starts = Endpointer(config), None, 0
+        for f in split_frames(said + said):
+            starts += sum(isinstance(e, SpeechStart) for e in endpointer.push(f))
+            at = f.stream_ms + 20
+            if raised is None and at > end_ms and endpointer.trailing_silence_ms >= 200:
+                raised = at - end_ms
+        assert raised is not None
+        return raised, starts
+
+    alone, _ = candidate_after(VadConfig())
+    confirmed, starts = candidate_after(VadConfig(silero_confirms=True))
+    assert alone > 1000  # the second line's noise held webrtcvad's segment open
+    assert confirmed < 500 and starts == 2
