@@ -57,10 +57,11 @@ class VadConfig:
     # a noise floor that returns after digital silence, or steps up, speech for seconds, which
     # held the candidate back in noise (docs/benchmarks.md, bench_vad_candidate).
     silero_confirms: bool = False
-    # Under silero_confirms a segment starts only where both engines hear speech, and webrtcvad's
-    # speech holds it until Silero has heard none for this long; the pause is then counted from
-    # Silero's last speech. On the side by side's clean lines Silero's pauses inside a line ran
-    # to 280 ms where webrtcvad's were ~140 ms shorter (and raise the candidate there first), so
+    # Under silero_confirms webrtcvad's speech holds a segment until Silero has heard none in it
+    # for this long; the pause is then counted from Silero's last speech, and until webrtcvad
+    # itself hears end_silence_ms of no speech its speech starts nothing without Silero's (it is
+    # hearing noise). On the side by side's clean lines Silero's pauses inside a line ran to
+    # 280 ms where webrtcvad's were ~140 ms shorter (and raise the candidate there first), so
     # clean lines are cut as under webrtcvad alone.
     silero_quiet_ms: int = 300
 
@@ -139,9 +140,14 @@ class Endpointer:
         self._last_voiced_index = 0
         self._classified = 0
         self._quiet_frames = _frames(self.config.silero_quiet_ms)
-        # The last frame Silero heard speech in, and the frames since (None: no rule applies).
+        # The last frame Silero heard speech in, and (on a frame it overrules webrtcvad) the
+        # frames since, inside the segment.
         self._silero_heard = -1
         self._silero_quiet: int | None = None
+        # Set once Silero has overruled webrtcvad, until webrtcvad has heard end_silence_ms of
+        # no speech: its speech starts nothing without Silero's meanwhile (it is hearing noise).
+        self._overruled = False
+        self._webrtcvad_quiet = 0
         # The verdict on the latest frame (after the warm-up), for listeners such as barge-in.
         self.voiced = False
 
@@ -196,20 +202,28 @@ class Endpointer:
         return Verdicts(webrtcvad=voiced and self._classified > _WARMUP_FRAMES, silero=silero)
 
     def _judge(self, frame: AudioFrame, verdicts: Verdicts) -> bool:
-        """The configured engine's verdict; under silero_confirms, webrtcvad's speech starts a
-        segment only with Silero's and holds one only until Silero's silence outlasts
-        silero_quiet_ms."""
+        """The configured engine's verdict; under silero_confirms, webrtcvad's speech holds a
+        segment only until Silero's silence in it outlasts silero_quiet_ms, and once overruled
+        starts one only with Silero's until webrtcvad itself has heard a pause."""
         self._silero_quiet = None
         if self.config.engine == "silero":
             return bool(verdicts.silero)
         if not self.config.silero_confirms or verdicts.silero is None:
             return verdicts.webrtcvad
+        webrtc = verdicts.webrtcvad
+        self._webrtcvad_quiet = 0 if webrtc else self._webrtcvad_quiet + 1
+        if self._webrtcvad_quiet >= self._end_frames:
+            self._overruled = False
         if verdicts.silero:
             self._silero_heard = frame.index
         if self.state in (VadState.QUIET, VadState.STARTING):
-            return verdicts.webrtcvad and verdicts.silero
-        self._silero_quiet = frame.index - self._silero_heard
-        return verdicts.webrtcvad and self._silero_quiet < self._quiet_frames
+            return webrtc and (verdicts.silero or not self._overruled)
+        quiet = frame.index - max(self._silero_heard, self._run_start_index - 1)
+        if webrtc and quiet >= self._quiet_frames:
+            # Overruled: the pause began after Silero's last speech in the segment.
+            self._overruled, self._silero_quiet = True, quiet
+            return False
+        return webrtc
 
     def push_voiced(self, frame: AudioFrame, verdict: bool | Verdicts) -> list[VadEvent]:
         """Advance the state machine with an already-made verdict, or both engines' (judged by
@@ -245,7 +259,7 @@ class Endpointer:
                 self.state = VadState.STOPPING
                 self._run += 1
                 quiet = self._silero_quiet
-                if quiet is not None and quiet >= self._quiet_frames and quiet > self._run:
+                if quiet is not None and quiet > self._run:
                     # webrtcvad ran on where Silero heard no speech: the pause began after
                     # Silero's last speech, and the segment's voiced end is there.
                     self._run = quiet

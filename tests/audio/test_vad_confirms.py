@@ -1,4 +1,4 @@
-"""VadConfig.silero_confirms: webrtcvad's speech counts only with Silero's (issue 28, noise)."""
+"""VadConfig.silero_confirms: Silero overrules webrtcvad's speech in noise (issue 28)."""
 
 from __future__ import annotations
 
@@ -102,14 +102,22 @@ def test_webrtcvad_s_own_pause_counts_as_it_always_did() -> None:
     assert silences(Endpointer(CONFIRMS), heard) == [0] * 6 + [20, 40, 60, 80, 0, 0]
 
 
-def test_a_segment_starts_only_where_both_engines_hear_speech() -> None:
-    webrtc_only = verdicts("#" * 10, "." * 10)
-    silero_only = verdicts("." * 10, "#" * 10)
-    both_late = verdicts("#" * 10, "....######")
+def test_webrtcvad_starts_a_segment_alone_as_before_until_silero_overrules_it() -> None:
+    tones = verdicts("#" * 3 + "." * 7, "." * 10)  # a sound only webrtcvad calls speech
 
-    assert feed(Endpointer(CONFIRMS), webrtc_only) == []
-    assert feed(Endpointer(CONFIRMS), silero_only) == []
-    assert feed(Endpointer(CONFIRMS), both_late) == [(6, SpeechStart(stream_ms=80))]
+    assert feed(Endpointer(CONFIRMS), tones) == feed(Endpointer(ALONE), tones)
+
+
+def test_once_overruled_webrtcvad_starts_nothing_without_silero_until_it_hears_a_pause() -> None:
+    heard = (
+        WORDS_THEN_NOISE + verdicts("#" * 8, "." * 5 + "###") + verdicts("." * 5 + "###", "." * 8)
+    )
+    events = feed(Endpointer(CONFIRMS), heard)
+
+    # The noise after the end starts nothing; words Silero hears do, in it; after webrtcvad's own
+    # 5-frame pause (end_silence_ms) its speech starts a segment alone again.
+    starts = [i for i, e in events if isinstance(e, SpeechStart)]
+    assert starts == [2, 27, 35]
 
 
 def test_without_silero_s_verdict_webrtcvad_decides_alone() -> None:
@@ -147,26 +155,26 @@ def every_pattern(length: int) -> list[list[Verdicts]]:
 
 
 def test_every_short_pattern_keeps_the_rule_s_promises() -> None:
-    for heard in every_pattern(7):
+    for heard in every_pattern(8):
         webrtc = [v.webrtcvad for v in heard]
         # Off, the rule changes nothing; on, Silero hearing speech throughout changes nothing.
         assert feed(Endpointer(ALONE), heard) == feed(Endpointer(ALONE), webrtc)
         agreeing = [Verdicts(v.webrtcvad, True) for v in heard]
         assert feed(Endpointer(CONFIRMS), agreeing) == feed(Endpointer(ALONE), webrtc)
         endpointer = Endpointer(CONFIRMS)
-        quiet = 0
+        quiet, first = 0, 0
         for index, one in enumerate(heard):
             inside = endpointer.state in (VadState.SPEAKING, VadState.STOPPING)
             quiet = 0 if one.silero else quiet + 1
             for event in endpointer.push_voiced(frame(index), one):
                 if isinstance(event, SpeechStart):
-                    # Every frame of the run that started it was heard by both.
-                    run = heard[event.stream_ms // 20 : index + 1]
-                    assert all(v.webrtcvad and v.silero for v in run), heard
-            if inside and quiet >= 3 and endpointer.state is not VadState.QUIET:
-                # Silero's silence past quiet_ms is a pause at least that long, never speech.
+                    first = event.stream_ms // 20
+            in_segment = min(quiet, index - first + 1)
+            overruled = inside and one.webrtcvad and in_segment >= 3
+            if overruled and endpointer.state is not VadState.QUIET:
+                # webrtcvad's speech past Silero's quiet_ms in a segment is a pause that long.
                 assert endpointer.state is VadState.STOPPING, heard
-                assert endpointer.trailing_silence_ms >= 60, heard
+                assert endpointer.trailing_silence_ms >= in_segment * 20, heard
 
 
 def test_pink_noise_returning_after_digital_silence_is_speech_to_webrtcvad_alone() -> None:
@@ -182,7 +190,11 @@ def test_pink_noise_returning_after_digital_silence_is_speech_to_webrtcvad_alone
     # webrtcvad starts a segment in the returning noise and holds it past the stream's end.
     assert [type(e) for e in alone] == [SpeechStart]
     assert alone[0].stream_ms >= 2200
-    assert events(VadConfig(silero_confirms=True)) == []
+    # Overruled 300 ms in, the segment ends with no speech in it, and nothing starts after.
+    start, end = events(VadConfig(silero_confirms=True))
+    assert start == alone[0]
+    assert isinstance(end, SpeechEnd) and end.stream_ms == start.stream_ms
+    assert end.segment_ms <= 200 + 500 + 60
 
 
 @pytest.mark.models
