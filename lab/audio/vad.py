@@ -53,16 +53,17 @@ class VadConfig:
     max_segment_ms: int = 15_000
     # Run Silero beside webrtcvad for where speech ends (always on under Silero).
     speech_clock: bool = True
-    # Under webrtcvad: its speech counts only with Silero's (silero_quiet_ms). webrtcvad calls
-    # a noise floor that returns after digital silence, or steps up, speech for seconds, which
-    # held the candidate back in noise (docs/benchmarks.md, bench_vad_candidate).
+    # Under webrtcvad: Silero may overrule its speech (silero_quiet_ms). webrtcvad calls a noise
+    # floor that returns after digital silence, or steps up, speech for seconds, which held the
+    # candidate back in noise (docs/benchmarks.md, bench_vad_candidate).
     silero_confirms: bool = False
-    # Under silero_confirms webrtcvad's speech holds a segment until Silero has heard none in it
-    # for this long; the pause is then counted from Silero's last speech, and until webrtcvad
-    # itself hears end_silence_ms of no speech its speech starts nothing without Silero's (it is
-    # hearing noise). On the side by side's clean lines Silero's pauses inside a line ran to
-    # 280 ms where webrtcvad's were ~140 ms shorter (and raise the candidate there first), so
-    # clean lines are cut as under webrtcvad alone.
+    # Under silero_confirms webrtcvad's speech holds a segment until Silero, having heard speech
+    # in it, has heard none for this long; the pause is then counted from Silero's last speech,
+    # and until webrtcvad itself hears end_silence_ms of no speech its speech starts nothing
+    # without Silero's (it is hearing noise). On the side by side's clean lines Silero's pauses
+    # inside a line ran to 280 ms where webrtcvad's were ~140 ms shorter (and raise the
+    # candidate there first), so clean lines are cut as under webrtcvad alone. Over a phone line
+    # Silero hears next to no speech, and the segment stays webrtcvad's.
     silero_quiet_ms: int = 300
 
     def __post_init__(self) -> None:
@@ -203,8 +204,8 @@ class Endpointer:
 
     def _judge(self, frame: AudioFrame, verdicts: Verdicts) -> bool:
         """The configured engine's verdict; under silero_confirms, webrtcvad's speech holds a
-        segment only until Silero's silence in it outlasts silero_quiet_ms, and once overruled
-        starts one only with Silero's until webrtcvad itself has heard a pause."""
+        segment only until Silero's silence after speech it heard there outlasts silero_quiet_ms,
+        and once overruled starts one only with Silero's until webrtcvad itself hears a pause."""
         self._silero_quiet = None
         if self.config.engine == "silero":
             return bool(verdicts.silero)
@@ -218,8 +219,10 @@ class Endpointer:
             self._silero_heard = frame.index
         if self.state in (VadState.QUIET, VadState.STARTING):
             return webrtc and (verdicts.silero or not self._overruled)
-        quiet = frame.index - max(self._silero_heard, self._run_start_index - 1)
-        if webrtc and quiet >= self._quiet_frames:
+        # Silero must have heard speech in the segment to overrule webrtcvad: over a phone line
+        # (8 kHz, band-limited, lossy) it hears next to none in words webrtcvad hears.
+        quiet = frame.index - self._silero_heard
+        if webrtc and self._silero_heard >= self._run_start_index and quiet >= self._quiet_frames:
             # Overruled: the pause began after Silero's last speech in the segment.
             self._overruled, self._silero_quiet = True, quiet
             return False
