@@ -1,8 +1,10 @@
 """Silero VAD v6 against webrtcvad on every scripted caller line, clean and in pink noise.
 
-Run: .venv/bin/python -m benchmarks.bench_vad
+Run: .venv/bin/python -m benchmarks.bench_vad [--call]
 Each line is said as the scripted caller says it (300 ms before, then 2 s after the last word)
-through lab/audio/vad.py's Endpointer on each engine. Conditions: clean (digital silence
+through lab/audio/vad.py's Endpointer on each rule: webrtcvad, Silero, and webrtcvad with
+Silero confirming (VadConfig.silero_confirms); a fresh Endpointer per line, or with --call one
+for every line in turn, as one long call hears them. Conditions: clean (digital silence
 around the speech); noisy (benchmarks/corpus.py: pitch-lowered, pink noise at 15 dB SNR, the
 noise running on through the lead and the 2 s tail); loud noise (the clean voice under pink
 noise at 5 dB SNR, throughout). Errors are in ms against the true last voiced sample of the
@@ -20,13 +22,18 @@ speech before noise was added:
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from lab.audio.vad import Endpointer, VadConfig
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lab.settings")
 
@@ -35,7 +42,7 @@ TAIL_MS = 2000
 LOUD_SNR_DB = 5.0
 # Voiced frames this long after the last word count as noise heard as speech.
 FALSE_AFTER_MS = 200
-ENGINES = ("webrtcvad", "silero")
+RULES = ("webrtcvad", "silero", "webrtcvad, Silero confirms")
 
 
 @dataclass
@@ -86,18 +93,35 @@ def streams(variant: str, lines: list[str]) -> list[tuple[bytes, float, float]]:
     return out
 
 
+def config(rule: str) -> VadConfig:
+    from lab.audio.vad import VadConfig
+
+    if rule == "silero":
+        return VadConfig(engine="silero")
+    return VadConfig(engine="webrtcvad", silero_confirms=rule != "webrtcvad")
+
+
 def measure(
-    engine: str, pcm: bytes, true_start_ms: float, true_end_ms: float, tally: Tally
+    endpointer: Endpointer,
+    pcm: bytes,
+    true_start_ms: float,
+    true_end_ms: float,
+    tally: Tally,
+    first_index: int = 0,
 ) -> None:
+    """One line through `endpointer`, its frames numbered on from `first_index` (the true times
+    are the line's own: a call's earlier lines shift them)."""
     from lab.audio.frames import FRAME_MS, split_frames
     from lab.audio.loudness import loud_end_ms
-    from lab.audio.vad import Endpointer, SpeechEnd, SpeechStart, VadConfig
+    from lab.audio.vad import SpeechEnd, SpeechStart
 
-    endpointer = Endpointer(VadConfig(engine=engine))  # type: ignore[arg-type]
+    offset_ms = first_index * FRAME_MS
+    true_start_ms += offset_ms
+    true_end_ms += offset_ms
     # (its start, the frame that ended it, its end, the clock's end) per segment.
     segments: list[tuple[int, int, SpeechEnd, float | None]] = []
     start_ms = 0
-    for frame in split_frames(pcm):
+    for frame in split_frames(pcm, first_index):
         started = time.perf_counter()
         events = endpointer.push(frame)
         tally.frame_s += time.perf_counter() - started
@@ -123,10 +147,11 @@ def measure(
     _, index, last, clock = said[-1]
     tally.end.append(last.stream_ms - true_end_ms)
     tally.decided.append((index + 1) * FRAME_MS - true_end_ms)
-    if engine == "silero" and clock is not None:
+    silero_clock = endpointer.config.engine == "silero" or endpointer.config.silero_confirms
+    if silero_clock and clock is not None:
         tally.clock.append(clock - true_end_ms)
     else:
-        tally.clock.append((loud_end_ms(pcm) or 0.0) - true_end_ms)
+        tally.clock.append((loud_end_ms(pcm) or 0.0) + offset_ms - true_end_ms)
 
 
 def cell(values: Sequence[float]) -> str:
@@ -135,11 +160,13 @@ def cell(values: Sequence[float]) -> str:
     return f"{pct(values, 50):.0f} / {pct(values, 95):.0f} / {max(values):.0f}"
 
 
-def main() -> None:
+def main(call: bool) -> None:
     import django
 
     django.setup()
     from lab.audio import silero
+    from lab.audio.frames import FRAME_BYTES
+    from lab.audio.vad import Endpointer
     from lab.scenarios.catalog import all_contracts
 
     lines = sorted({line.say for c in all_contracts().values() for line in c.caller})
@@ -147,19 +174,23 @@ def main() -> None:
     silero.load()
     load_ms = (time.perf_counter() - started) * 1000
     print(f"load average at start: {os.getloadavg()[0]:.2f}; Silero loaded in {load_ms:.0f} ms")
+    print("every line through one endpointer per rule, as a call" if call else "a fresh one each")
     print(
-        "| audio | engine | end err p50 / p95 / max | clock err p50 / p95 / max | "
+        "| audio | rule | end err p50 / p95 / max | clock err p50 / p95 / max | "
         "decided after p50 / p95 | start after p50 / p95 | cut | missed | "
         "false speech ms/line (max) | false starts | µs/frame |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for variant in ("clean", "noisy", "loud noise"):
         audio = streams(variant, lines)
-        for engine in ENGINES:
-            tally = Tally()
+        for rule in RULES:
+            tally, endpointer, first_index = Tally(), Endpointer(config(rule)), 0
             for pcm, true_start, true_end in audio:
                 per_line = Tally()
-                measure(engine, pcm, true_start, true_end, per_line)
+                if not call:
+                    endpointer, first_index = Endpointer(config(rule)), 0
+                measure(endpointer, pcm, true_start, true_end, per_line, first_index)
+                first_index += -(-len(pcm) // FRAME_BYTES)
                 tally.start += per_line.start
                 tally.end += per_line.end
                 tally.clock += per_line.clock
@@ -171,7 +202,7 @@ def main() -> None:
                 tally.frame_s += per_line.frame_s
                 tally.frames += per_line.frames
             print(
-                f"| {variant} | {engine} | {cell(tally.end)} | {cell(tally.clock)} | "
+                f"| {variant} | {rule} | {cell(tally.end)} | {cell(tally.clock)} | "
                 f"{pct(tally.decided, 50):.0f} / {pct(tally.decided, 95):.0f} | "
                 f"{pct(tally.start, 50):.0f} / {pct(tally.start, 95):.0f} | "
                 f"{tally.cut}/{len(audio)} | {tally.missed} | "
@@ -182,4 +213,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--call", action="store_true", help="one endpointer per rule for all lines, as a call"
+    )
+    main(parser.parse_args().call)

@@ -43,6 +43,7 @@ def cut(audio: bytes) -> list[tuple[bytes | None, bytes]]:
             engine=engine_named(settings.LAB_VAD_ENGINE),
             aggressiveness=settings.LAB_VAD_AGGRESSIVENESS,
             end_silence_ms=settings.LAB_VAD_END_SILENCE_MS,
+            silero_confirms=settings.LAB_VAD_SILERO_CONFIRMS,
         )
     )
     early: bytes | None = None

@@ -232,6 +232,12 @@ if LAB_VAD_ENGINE not in ("silero", "webrtcvad"):
     raise ImproperlyConfigured(
         f"LAB_VAD_ENGINE must be silero or webrtcvad, got {LAB_VAD_ENGINE!r}"
     )
+# Under webrtcvad, Silero may overrule it: once Silero, having heard speech in a segment, has
+# heard none for 300 ms webrtcvad still calls speech, the pause counts from Silero's last speech,
+# and webrtcvad starts nothing without Silero until it hears a pause itself. webrtcvad calls a
+# noise floor that returns after silence speech for seconds, so in noise the candidate waited for
+# the noise to end (docs/benchmarks.md, bench_vad_candidate).
+LAB_VAD_SILERO_CONFIRMS = env_bool("LAB_VAD_SILERO_CONFIRMS", True)
 # webrtcvad aggressiveness from 0 (calls the most audio speech) to 3 (the strictest),
 # and how long a silence ends an utterance.
 LAB_VAD_AGGRESSIVENESS = env_int("LAB_VAD_AGGRESSIVENESS", 2, minimum=0, maximum=3)

@@ -53,17 +53,37 @@ class VadConfig:
     max_segment_ms: int = 15_000
     # Run Silero beside webrtcvad for where speech ends (always on under Silero).
     speech_clock: bool = True
+    # Under webrtcvad: Silero may overrule its speech (silero_quiet_ms). webrtcvad calls a noise
+    # floor that returns after digital silence, or steps up, speech for seconds, which held the
+    # candidate back in noise (docs/benchmarks.md, bench_vad_candidate).
+    silero_confirms: bool = False
+    # Under silero_confirms webrtcvad's speech holds a segment until Silero, having heard speech
+    # in it, has heard none for this long; the pause is then counted from Silero's last speech,
+    # and until webrtcvad itself hears end_silence_ms of no speech its speech starts nothing
+    # without Silero's (it is hearing noise). On the side by side's clean lines Silero's pauses
+    # inside a line ran to 280 ms where webrtcvad's were ~140 ms shorter (and raise the
+    # candidate there first), so clean lines are cut as under webrtcvad alone. Over a phone line
+    # Silero hears next to no speech, and the segment stays webrtcvad's.
+    silero_quiet_ms: int = 300
 
     def __post_init__(self) -> None:
         if self.engine not in VAD_ENGINES:
             raise ValueError(f"engine must be one of {', '.join(VAD_ENGINES)}, got {self.engine!r}")
         if self.aggressiveness not in range(4):
             raise ValueError(f"aggressiveness must be 0-3, got {self.aggressiveness}")
-        for name in ("start_ms", "end_silence_ms", "max_segment_ms"):
+        for name in ("start_ms", "end_silence_ms", "max_segment_ms", "silero_quiet_ms"):
             if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.pre_roll_ms < 0:
             raise ValueError(f"pre_roll_ms must not be negative, got {self.pre_roll_ms}")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdicts:
+    """One frame's verdicts: webrtcvad's (after its warm-up) and Silero's (None: not running)."""
+
+    webrtcvad: bool
+    silero: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +122,8 @@ class Endpointer:
         self.config = config or VadConfig()
         self._vad = webrtcvad.Vad(self.config.aggressiveness)
         # Silero runs under either engine: its speech probability places the end of speech.
-        silero = self.config.speech_clock or self.config.engine == "silero"
+        config = self.config
+        silero = config.speech_clock or config.silero_confirms or config.engine == "silero"
         self._silero = SileroStream() if silero else None
         self._start_frames = _frames(self.config.start_ms or START_MS[self.config.engine])
         self._end_frames = _frames(self.config.end_silence_ms)
@@ -119,6 +140,15 @@ class Endpointer:
         self._segment_frames = 0
         self._last_voiced_index = 0
         self._classified = 0
+        self._quiet_frames = _frames(self.config.silero_quiet_ms)
+        # The last frame Silero heard speech in, and (on a frame it overrules webrtcvad) the
+        # frames since, inside the segment.
+        self._silero_heard = -1
+        self._silero_quiet: int | None = None
+        # Set once Silero has overruled webrtcvad, until webrtcvad has heard end_silence_ms of
+        # no speech: its speech starts nothing without Silero's meanwhile (it is hearing noise).
+        self._overruled = False
+        self._webrtcvad_quiet = 0
         # The verdict on the latest frame (after the warm-up), for listeners such as barge-in.
         self.voiced = False
 
@@ -164,20 +194,46 @@ class Endpointer:
         """Classify one frame with the configured engine and advance the state machine."""
         return self.push_voiced(frame, self.classify(frame))
 
-    def classify(self, frame: AudioFrame) -> bool:
-        """The engine's verdict on one frame (the models' part: Silero's window costs about a
+    def classify(self, frame: AudioFrame) -> Verdicts:
+        """Both engines' verdicts on one frame (the models' part: Silero's window costs about a
         millisecond on a busy core, so a server runs this off its event loop, frames in order)."""
-        silero = self._silero.push(frame.pcm) if self._silero is not None else False
-        if self.config.engine == "silero":
-            return silero
+        silero = self._silero.push(frame.pcm) if self._silero is not None else None
         voiced = self._vad.is_speech(frame.pcm, SAMPLE_RATE)
         self._classified += 1
-        return voiced and self._classified > _WARMUP_FRAMES
+        return Verdicts(webrtcvad=voiced and self._classified > _WARMUP_FRAMES, silero=silero)
 
-    def push_voiced(self, frame: AudioFrame, voiced: bool) -> list[VadEvent]:
-        """Advance the state machine with an already-made voiced/unvoiced verdict."""
-        self.voiced = bool(voiced)
-        match self.state, bool(voiced):
+    def _judge(self, frame: AudioFrame, verdicts: Verdicts) -> bool:
+        """The configured engine's verdict; under silero_confirms, webrtcvad's speech holds a
+        segment only until Silero's silence after speech it heard there outlasts silero_quiet_ms,
+        and once overruled starts one only with Silero's until webrtcvad itself hears a pause."""
+        self._silero_quiet = None
+        if self.config.engine == "silero":
+            return bool(verdicts.silero)
+        if not self.config.silero_confirms or verdicts.silero is None:
+            return verdicts.webrtcvad
+        webrtc = verdicts.webrtcvad
+        self._webrtcvad_quiet = 0 if webrtc else self._webrtcvad_quiet + 1
+        if self._webrtcvad_quiet >= self._end_frames:
+            self._overruled = False
+        if verdicts.silero:
+            self._silero_heard = frame.index
+        if self.state in (VadState.QUIET, VadState.STARTING):
+            return webrtc and (verdicts.silero or not self._overruled)
+        # Silero must have heard speech in the segment to overrule webrtcvad: over a phone line
+        # (8 kHz, band-limited, lossy) it hears next to none in words webrtcvad hears.
+        quiet = frame.index - self._silero_heard
+        if webrtc and self._silero_heard >= self._run_start_index and quiet >= self._quiet_frames:
+            # Overruled: the pause began after Silero's last speech in the segment.
+            self._overruled, self._silero_quiet = True, quiet
+            return False
+        return webrtc
+
+    def push_voiced(self, frame: AudioFrame, verdict: bool | Verdicts) -> list[VadEvent]:
+        """Advance the state machine with an already-made verdict, or both engines' (judged by
+        the configured engine and rule)."""
+        voiced = verdict if isinstance(verdict, bool) else self._judge(frame, verdict)
+        self.voiced = voiced
+        match self.state, voiced:
             case VadState.QUIET, False:
                 self._recent.append(frame.pcm)
             case VadState.QUIET, True:
@@ -205,6 +261,12 @@ class Endpointer:
                 self._segment_frames += 1
                 self.state = VadState.STOPPING
                 self._run += 1
+                quiet = self._silero_quiet
+                if quiet is not None and quiet > self._run:
+                    # webrtcvad ran on where Silero heard no speech: the pause began after
+                    # Silero's last speech, and the segment's voiced end is there.
+                    self._run = quiet
+                    self._last_voiced_index = frame.index - quiet
                 if self._run >= self._end_frames:
                     return [self._end(self.voiced_end_ms)]
                 return self._end_if_too_long(frame)

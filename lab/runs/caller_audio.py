@@ -88,6 +88,7 @@ class CallerAudio:
                 engine=engine_named(settings.LAB_VAD_ENGINE),
                 aggressiveness=settings.LAB_VAD_AGGRESSIVENESS,
                 end_silence_ms=settings.LAB_VAD_END_SILENCE_MS,
+                silero_confirms=settings.LAB_VAD_SILERO_CONFIRMS,
             )
         )
         fallback_ms = settings.LAB_VAD_END_SILENCE_MS
@@ -144,10 +145,10 @@ class CallerAudio:
         self.frame_at = self.session.now()
         # Silero's window costs a millisecond or more a frame on a busy core: off the loop,
         # with this stream's frames still in order (the next waits for this one).
-        voiced = await asyncio.get_running_loop().run_in_executor(
+        verdicts = await asyncio.get_running_loop().run_in_executor(
             VAD_EXECUTOR, self.endpointer.classify, frame
         )
-        vad_events = self.endpointer.push_voiced(frame, voiced)
+        vad_events = self.endpointer.push_voiced(frame, verdicts)
         self._hear(frame)
         self.barge.frame(frame.pcm, self.endpointer.voiced, frame.stream_ms)
         for vad_event in vad_events:

@@ -35,6 +35,7 @@ class LoudIsSpeech:
 
 async def test_speech_no_worker_answers_is_reported_on_the_run(monkeypatch, settings):
     settings.LAB_VAD_ENGINE = "webrtcvad"  # its stand-in below is webrtcvad's
+    settings.LAB_VAD_SILERO_CONFIRMS = False  # and Silero hears no speech in its flat frames
     layer = InMemoryChannelLayer()  # nobody takes speech requests: every worker is gone
     workers = Workers(layer, in_flight=2, timeout_s=0.1)
     monkeypatch.setattr(service, "backend", lambda: workers)
@@ -85,6 +86,7 @@ async def test_early_recognition_the_caller_speaks_over_gives_back_its_worker_sl
 ):
     settings.LAB_TURN_CANDIDATE_MS = 0  # silence alone ends turns: recognition starts early
     settings.LAB_VAD_ENGINE = "webrtcvad"  # its stand-in below is webrtcvad's
+    settings.LAB_VAD_SILERO_CONFIRMS = False  # and Silero hears no speech in its flat frames
     settings.LAB_ASR_EARLY_MS = 200
     layer = InMemoryChannelLayer()
     workers = Workers(layer, in_flight=1, timeout_s=120)
