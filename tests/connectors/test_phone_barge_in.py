@@ -86,8 +86,9 @@ def _plan() -> PlannedBargeIn:
     return PlannedBargeIn("wait, no", INTO_MS, lambda said: int(said.split()[0]) >= 500)
 
 
-async def _barge_in_call(url: str) -> tuple[list[AgentOutput], list[AgentOutput]]:
-    agent = PhoneCall(
+def _call(url: str) -> PhoneCall:
+    """A Twilio call to the stand-in bot, heard by the length of its audio."""
+    return PhoneCall(
         url=url,
         call_id="call-1",
         dialect=TwilioDialect("call-1"),
@@ -96,6 +97,10 @@ async def _barge_in_call(url: str) -> tuple[list[AgentOutput], list[AgentOutput]
         hear=hears_length,
         voice=_voice,
     )
+
+
+async def _barge_in_call(url: str) -> tuple[list[AgentOutput], list[AgentOutput]]:
+    agent = _call(url)
     tools = FixtureToolBox()
     assert [o async for o in agent.greet(tools)] == [TurnFinished()]
     await agent.plan_barge_in(_plan())
@@ -134,15 +139,7 @@ async def test_the_barge_in_goes_out_over_the_readback_and_the_bots_clear_is_mea
 
 async def test_a_reply_with_no_readback_leaves_the_line_for_its_turn() -> None:
     async with bot(reads_back) as (url, heard):
-        agent = PhoneCall(
-            url=url,
-            call_id="call-1",
-            dialect=TwilioDialect("call-1"),
-            identity=connect(AgentSpec("twilio", url)).identity,
-            limits=FAST,
-            hear=hears_length,
-            voice=_voice,
-        )
+        agent = _call(url)
         tools = FixtureToolBox()
         [o async for o in agent.greet(tools)]
         await agent.plan_barge_in(PlannedBargeIn("wait, no", INTO_MS, lambda said: False))
@@ -159,15 +156,7 @@ async def test_a_reply_with_no_readback_leaves_the_line_for_its_turn() -> None:
 async def _cue_call(url: str, answered_after_plan_s: float | None = 0.0) -> list[AgentOutput]:
     """A call whose recognizer never reads a readback; the lab's lookup answered this long after
     the barge-in was planned (None: before it was)."""
-    agent = PhoneCall(
-        url=url,
-        call_id="call-1",
-        dialect=TwilioDialect("call-1"),
-        identity=connect(AgentSpec("twilio", url)).identity,
-        limits=FAST,
-        hear=hears_length,
-        voice=_voice,
-    )
+    agent = _call(url)
     tools = FixtureToolBox()
     [o async for o in agent.greet(tools)]
     loop = asyncio.get_running_loop()
