@@ -112,11 +112,9 @@ async def remote_answer(
     return answer if isinstance(answer, dict) else {"ok": False, "reason": "not a JSON object"}
 
 
-async def bot(runner_args: Any) -> None:
-    """The runner's entry point: one pipeline, and one diary, per connection."""
-    args = runner_args.cli_args
+def desk(args: Any, *, call_id: str | None = None) -> tuple[OpenAILLMService, LLMContext]:
+    """One conversation's LLM, its tools on a fresh diary or the backend, and its context."""
     workshop = Workshop(Path(args.slots))
-    transport = await create_transport(runner_args, {"eval": lambda: EvalTransportParams()})
     llm = OpenAILLMService(
         api_key="spoke-and-chain",
         base_url=args.llm_url,
@@ -126,7 +124,7 @@ async def bot(runner_args: Any) -> None:
     async def run_tool(params: FunctionCallParams) -> None:
         arguments = dict(params.arguments)
         if args.tools_url:
-            result = await remote_answer(args, params.function_name, arguments)
+            result = await remote_answer(args, params.function_name, arguments, call_id=call_id)
         else:
             result = workshop.answer(params.function_name, arguments)
         await params.result_callback(result)
@@ -136,6 +134,14 @@ async def bot(runner_args: Any) -> None:
         messages=[{"role": "system", "content": PROMPT}],
         tools=ToolsSchema(standard_tools=function_schemas(Path(args.tools))),
     )
+    return llm, context
+
+
+async def bot(runner_args: Any) -> None:
+    """The runner's entry point: one pipeline, and one diary, per connection."""
+    args = runner_args.cli_args
+    transport = await create_transport(runner_args, {"eval": lambda: EvalTransportParams()})
+    llm, context = desk(args)
     user, assistant = LLMContextAggregatorPair(context)
     pipeline = Pipeline([transport.input(), user, llm, transport.output(), assistant])
     worker = PipelineWorker(pipeline, params=PipelineParams(), idle_timeout_secs=None)

